@@ -1,0 +1,1 @@
+//! Guest SDK (arrives with the guest-modules issue).

@@ -1,0 +1,35 @@
+//! The `json` capability: converting between JSON text and values in memory.
+//!
+//! Pure functions, so there is no backend to swap and no trait; guests have serde already.
+
+pub mod rhai;
+
+use serde_json::Value;
+
+/// Why a string could not be parsed as JSON; line and column are within the string.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid JSON at line {line}, column {column}: {message}")]
+pub struct JsonError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+pub fn parse(text: &str) -> Result<Value, JsonError> {
+    serde_json::from_str(text).map_err(|error| {
+        let full = error.to_string();
+        let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(message, _)| message);
+        JsonError { line: error.line(), column: error.column(), message: message.to_string() }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parse_error_gives_line_and_column_once() {
+        let error = parse("[1,\n 2,,]").unwrap_err();
+        assert_eq!(error.to_string(), "invalid JSON at line 2, column 4: expected value");
+    }
+}

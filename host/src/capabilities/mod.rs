@@ -1,0 +1,70 @@
+//! The one registry of capabilities: everything scripts (and, through the same traits, guest
+//! modules) may call.
+//!
+//! Each capability is a folder: `mod.rs` holds its trait and boundary types and knows nothing
+//! of Rhai or wasmtime; `rhai.rs` is a thin adapter that fills the static Rhai module `<name>::`;
+//! a `wasm.rs` adapter exposing the same trait as the guest import module `host:<name>` joins
+//! each folder with the guest runtime. Policy (sandboxing, hashing, limits) lives behind the
+//! trait, so both adapters inherit it. Adding a capability means: a folder, a field here, one
+//! line in [`Capabilities::rhai_modules`].
+
+pub mod fs;
+pub mod json;
+pub mod log;
+pub mod progress;
+pub mod results;
+pub mod run;
+
+mod docs;
+
+use std::sync::Arc;
+
+/// The capabilities of one run.
+#[derive(Clone)]
+pub struct Capabilities {
+    pub files: Arc<dyn fs::Files>,
+    pub results: Arc<dyn results::Results>,
+    pub log: Arc<dyn log::Log>,
+    pub progress: Arc<dyn progress::Progress>,
+    pub run: Arc<run::RunInfo>,
+}
+
+impl std::fmt::Debug for Capabilities {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Capabilities").field("run", &self.run).finish_non_exhaustive()
+    }
+}
+
+impl Capabilities {
+    /// Each capability's Rhai namespace, in the order the API reference lists them.
+    pub fn rhai_modules(&self) -> Vec<(&'static str, ::rhai::Module)> {
+        vec![
+            ("run", run::rhai::module(self.run.clone())),
+            ("fs", fs::rhai::module(self.files.clone())),
+            ("json", json::rhai::module()),
+            ("results", results::rhai::module(self.results.clone())),
+            ("log", log::rhai::module(self.log.clone())),
+            ("progress", progress::rhai::module(self.progress.clone())),
+        ]
+    }
+
+    /// Registers every namespace with `engine`.
+    pub fn register_rhai(&self, engine: &mut ::rhai::Engine) {
+        for (name, module) in self.rhai_modules() {
+            engine.register_static_module(name, module.into());
+        }
+        progress::rhai::register_types(engine);
+    }
+}
+
+/// A capability's failure as a catchable script error, with its causes spelled out.
+pub fn script_error(error: &(dyn std::error::Error + 'static)) -> Box<::rhai::EvalAltResult> {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message.into()
+}

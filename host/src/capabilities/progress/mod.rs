@@ -1,0 +1,103 @@
+//! The `progress` capability: progress bars for long loops.
+//!
+//! Bars at a terminal; in plain style (not a terminal, or `CI` set) one line per 10% step and a
+//! closing line, so logs show progress without redrawing.
+
+pub mod rhai;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+
+use crate::console::{Console, Style};
+
+/// Starts progress displays.
+pub trait Progress: Send + Sync {
+    /// A task of `total` steps, or of unknown length when `None`.
+    fn start(&self, label: &str, total: Option<u64>) -> Arc<dyn Task>;
+}
+
+/// One running task.
+pub trait Task: Send + Sync {
+    fn advance(&self, steps: u64);
+    fn finish(&self);
+}
+
+/// [`Progress`] on the run's console.
+#[derive(Debug)]
+pub struct ConsoleProgress {
+    console: Arc<Console>,
+}
+
+impl ConsoleProgress {
+    pub fn new(console: Arc<Console>) -> Self {
+        ConsoleProgress { console }
+    }
+}
+
+impl Progress for ConsoleProgress {
+    fn start(&self, label: &str, total: Option<u64>) -> Arc<dyn Task> {
+        Arc::new(ConsoleTask {
+            console: self.console.clone(),
+            bar: self.console.bar(label, total),
+            label: label.to_string(),
+            total,
+            done: AtomicU64::new(0),
+            last_decile: AtomicU64::new(0),
+            started: Instant::now(),
+            finished: Mutex::new(false),
+        })
+    }
+}
+
+struct ConsoleTask {
+    console: Arc<Console>,
+    bar: ProgressBar,
+    label: String,
+    total: Option<u64>,
+    done: AtomicU64,
+    last_decile: AtomicU64,
+    started: Instant,
+    finished: Mutex<bool>,
+}
+
+impl Task for ConsoleTask {
+    fn advance(&self, steps: u64) {
+        let done = self.done.fetch_add(steps, Ordering::Relaxed).saturating_add(steps);
+        self.bar.inc(steps);
+        if self.console.style() != Style::Plain {
+            return;
+        }
+        if let Some(total) = self.total.filter(|total| *total > 0) {
+            let decile = done.min(total).saturating_mul(10) / total;
+            let previous = self.last_decile.fetch_max(decile, Ordering::Relaxed);
+            if decile > previous && done < total {
+                self.console.line(&format!("{}: {done}/{total} ({}%)", self.label, decile * 10));
+            }
+        }
+    }
+
+    fn finish(&self) {
+        let Ok(mut finished) = self.finished.lock() else { return };
+        if *finished {
+            return;
+        }
+        *finished = true;
+        self.bar.finish_and_clear();
+        let done = self.done.load(Ordering::Relaxed);
+        let seconds = self.started.elapsed().as_secs_f64();
+        let count = match self.total {
+            Some(total) => format!("{done}/{total}"),
+            None => done.to_string(),
+        };
+        self.console.line(&format!("{}: {count} done in {seconds:.1}s", self.label));
+    }
+}
+
+impl Drop for ConsoleTask {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}

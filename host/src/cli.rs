@@ -1,0 +1,92 @@
+//! Command-line definitions (clap). Parsing only; behaviour lives in `commands/`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const EXAMPLES: &str = "\
+Examples:
+  host run scripts/examples/hello.rhai
+  host run scripts/cortex_v11.rhai --run-id baseline -- --trials 3 --profile ubundi
+  host run scripts/examples/hello.rhai --scenario scenarios/hello.toml --out /tmp/hello-run
+  host check scripts/cortex_v11.rhai
+  host api > SCRIPT_API.md
+
+Exit codes: 0 ok, 1 the run finished but a declared check failed, 2 usage or input error.";
+
+/// A WebAssembly-sandboxed scripting host for experiments on memory systems for AI coding agents.
+///
+/// Experiments are Rhai scripts. They read inputs from the project, call the host's
+/// capabilities, and write tables (Parquet) and files into a run directory whose
+/// manifest.json records what produced them.
+#[derive(Debug, Parser)]
+#[command(name = "host", version, after_help = EXAMPLES, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Show debug lines from scripts on stderr (they always go to run.log)
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run an experiment script
+    #[command(after_help = "Examples:
+  host run scripts/examples/hello.rhai
+  host run scripts/examples/hello.rhai --run-id try-1 -- --rows 500 --label demo
+  host run scripts/examples/hello.rhai --out /tmp/hello
+
+Script arguments after `--` reach the script as ARGS (a map: `--rows 500` is ARGS.rows == 500,
+`--dry-run` is ARGS.dry_run == true) and ARGV (the raw list). Paths given there may be read by
+the script even when they are outside the project.")]
+    Run(RunArgs),
+
+    /// Compile a script and the modules it imports, and report every error without running it
+    #[command(after_help = "Example:\n  host check scripts/examples/hello.rhai")]
+    Check(CheckArgs),
+
+    /// Print the script API: every function scripts can call, with its documentation
+    #[command(after_help = "Examples:\n  host api\n  host api --json > api.json")]
+    Api(ApiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The experiment script (.rhai)
+    pub script: PathBuf,
+
+    /// Scenario file (TOML), seen by the script as SCENARIO [default: scenarios/<script name>.toml if it exists]
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+
+    /// Run directory [default: runs/<experiment>/<run id> under the project]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Run id, recorded in the manifest and on every table row [default: UTC time, YYYYMMDD-HHMMSS]
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+
+    /// Stop the script after this many Rhai operations (0: no limit)
+    #[arg(long, value_name = "N", default_value_t = crate::script::Limits::default().max_operations)]
+    pub max_operations: u64,
+
+    /// Arguments for the script, after `--`
+    #[arg(last = true, value_name = "SCRIPT ARGS")]
+    pub script_args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The script to check
+    pub script: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ApiArgs {
+    /// Print Rhai's JSON metadata instead of Markdown
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,58 @@
+//! One file per subcommand. Each returns an [`Outcome`] or an error for `main` to map to an exit
+//! code; what a person needs to read has already been printed to stderr.
+
+pub mod api;
+pub mod check;
+pub mod run;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::capabilities::Capabilities;
+use crate::capabilities::fs::SandboxFiles;
+use crate::capabilities::log::ConsoleLog;
+use crate::capabilities::progress::ConsoleProgress;
+use crate::capabilities::results::RunResults;
+use crate::capabilities::run::RunInfo;
+use crate::console::Console;
+
+/// How a command ended, when it got far enough to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit code 0.
+    Success,
+    /// Exit code 1: the run finished, but a check it declared failed.
+    ChecksFailed,
+    /// Exit code 2: the failure was already reported on stderr.
+    Failed,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::ChecksFailed => 1,
+            Outcome::Failed => 2,
+        }
+    }
+}
+
+/// The capabilities of a run, on the real console and file system.
+pub fn capabilities(console: &Arc<Console>, files: Arc<SandboxFiles>, results: Arc<RunResults>, run: RunInfo) -> Capabilities {
+    Capabilities {
+        files,
+        results,
+        log: Arc::new(ConsoleLog::new(console.clone())),
+        progress: Arc::new(ConsoleProgress::new(console.clone())),
+        run: Arc::new(run),
+    }
+}
+
+/// A script's path and text, read with an error that names it.
+pub fn read_script(path: &Path) -> anyhow::Result<(PathBuf, String)> {
+    let canonical = fs_err::canonicalize(path).with_context(|| format!("cannot open script `{}`", path.display()))?;
+    let text = fs_err::read_to_string(&canonical).with_context(|| format!("cannot read script `{}`", path.display()))?;
+    Ok((canonical, text))
+}

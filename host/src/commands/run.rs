@@ -1,0 +1,229 @@
+//! `host run`: one experiment run, from arguments to a closed run directory.
+//!
+//! Order matters: the script is compiled before the run directory exists (a typo leaves no
+//! run behind); once it exists, every way out goes through [`finish`], which closes the tables
+//! and writes the final manifest, so a failed or interrupted run is still consistent.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::Context;
+use rhai::EvalAltResult;
+
+use crate::capabilities::fs::{ReadPolicy, SandboxFiles, parse_toml, sha256_hex};
+use crate::capabilities::results::RunResults;
+use crate::capabilities::run::{RunInfo, parse_script_args};
+use crate::cli::RunArgs;
+use crate::console::{Console, Style};
+use crate::project::Project;
+use crate::run::{self, FileRecord, GitState, Manifest, Status, TableRecord};
+use crate::script::{self, Diagnostic, Limits, ProjectResolver, Sources};
+
+use super::{Outcome, capabilities, read_script};
+
+pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
+    let console = Arc::new(Console::new(Style::detect(), verbose));
+    let (script_path, text) = read_script(&args.script)?;
+    let project = Project::of_script(&script_path)?;
+    let shown = project.display(&script_path);
+    let experiment = script_path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    let run_id = args.run_id.clone().unwrap_or_else(run::new_run_id);
+    run::validate_run_id(&run_id)?;
+
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let mut policy = ReadPolicy::new(&project.root)?;
+    for token in &args.script_args {
+        let value = token.split_once('=').map_or(token.as_str(), |(_, value)| value);
+        policy.allow_given(value, &cwd);
+    }
+    let scenario_path = args.scenario.clone().or_else(|| project.default_scenario(&script_path));
+    if let Some(path) = &scenario_path {
+        policy.allow_given(&path.to_string_lossy(), &cwd);
+    }
+    let files = Arc::new(SandboxFiles::new(policy));
+    files.record(&script_path, text.as_bytes());
+    let scenario = match &scenario_path {
+        Some(path) => Some(load_scenario(&files, path)?),
+        None => None,
+    };
+
+    let parsed_args = parse_script_args(&args.script_args);
+    let runs = project.root.join("runs");
+    let staging = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let info = |dir: &Path| RunInfo {
+        id: run_id.clone(),
+        experiment: experiment.clone(),
+        dir: dir.to_path_buf(),
+        args: parsed_args.clone(),
+        argv: args.script_args.clone(),
+        scenario: scenario.as_ref().map(|(value, _)| value.clone()),
+    };
+    let limits = Limits { max_operations: args.max_operations, ..Limits::default() };
+    let sources = Arc::new(Sources::default());
+    sources.insert(&shown, &text);
+
+    // Compile against throwaway capabilities: the run directory does not exist yet.
+    let ast = {
+        let results = Arc::new(RunResults::new(staging.path(), &run_id)?);
+        let capabilities = capabilities(&console, files.clone(), results, info(staging.path()));
+        let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
+        let engine = script::engine(&capabilities, resolver, limits, Default::default());
+        let scope = script::scope(&capabilities).map_err(|error| anyhow::anyhow!("{error}"))?;
+        match script::compile(&engine, &scope, &shown, &text) {
+            Ok(ast) => ast,
+            Err(error) => {
+                eprint!("{}", Diagnostic::from_error(&error, &shown).render(&sources));
+                return Ok(Outcome::Failed);
+            }
+        }
+    };
+
+    let dir = run::create_dir(args.out.as_deref(), &runs, &experiment, &run_id)?;
+    let dir = fs_err::canonicalize(&dir)?;
+    console.attach_log_file(&dir.join("run.log")).context("cannot create run.log")?;
+    let results = Arc::new(RunResults::new(&dir, &run_id)?);
+    let capabilities = capabilities(&console, files.clone(), results.clone(), info(&dir));
+
+    let mut manifest = Manifest::new(&run_id, &experiment, FileRecord { path: shown.clone(), sha256: sha256_hex(text.as_bytes()) }, GitState::of(&project.root));
+    manifest.scenario = scenario.map(|(_, record)| record);
+    manifest.arguments.raw = args.script_args.clone();
+    manifest.arguments.parsed = parsed_args.clone();
+    manifest.arguments.command_line = std::env::args().collect();
+    manifest.inputs = files.inputs();
+    manifest.write(&dir).context("cannot write manifest.json")?;
+    console.line(&format!("run {run_id}: {shown} -> {}", display_dir(&dir)));
+
+    let interrupt: script::Interrupt = Arc::new(AtomicBool::new(false));
+    install_interrupt_handler(&interrupt);
+    let started = Instant::now();
+    let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
+    let engine = script::engine(&capabilities, resolver, limits, interrupt.clone());
+    let outcome = evaluate(&engine, &capabilities, &ast);
+
+    finish(Finish { console: &console, results: &results, files: &files, sources: &sources, shown: &shown, dir: &dir, started, interrupted: &interrupt }, manifest, outcome)
+}
+
+/// Evaluates on a thread with a large stack, so deep script recursion hits Rhai's call-depth
+/// limit rather than the native stack.
+fn evaluate(engine: &rhai::Engine, capabilities: &crate::capabilities::Capabilities, ast: &rhai::AST) -> Result<(), Box<EvalAltResult>> {
+    let mut scope = script::scope(capabilities)?;
+    std::thread::scope(|threads| {
+        let worker = std::thread::Builder::new()
+            .name("script".into())
+            .stack_size(script::STACK_BYTES)
+            .spawn_scoped(threads, || engine.run_ast_with_scope(&mut scope, ast));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|_| Err("the script thread panicked; this is a host bug".into())),
+            Err(error) => Err(format!("cannot start the script thread: {error}").into()),
+        }
+    })
+}
+
+struct Finish<'a> {
+    console: &'a Console,
+    results: &'a RunResults,
+    files: &'a SandboxFiles,
+    sources: &'a Sources,
+    shown: &'a str,
+    dir: &'a Path,
+    started: Instant,
+    interrupted: &'a AtomicBool,
+}
+
+/// Closes the tables, records how the run ended, and prints the closing summary.
+fn finish(context: Finish<'_>, mut manifest: Manifest, outcome: Result<(), Box<EvalAltResult>>) -> anyhow::Result<Outcome> {
+    let outputs = context.results.finish();
+    let mut status = Status::Ok;
+    if let Err(error) = &outcome {
+        let diagnostic = Diagnostic::from_error(error, context.shown);
+        eprint!("{}", diagnostic.render(context.sources));
+        context.console.record(&diagnostic.render(context.sources));
+        manifest.error = Some(format!("{}: {}", diagnostic.place(), diagnostic.message));
+        status = if context.interrupted.load(Ordering::Relaxed) { Status::Interrupted } else { Status::Failed };
+    }
+    if !outputs.errors.is_empty() {
+        for error in &outputs.errors {
+            context.console.line(&format!("error: {error}"));
+        }
+        manifest.error.get_or_insert_with(|| outputs.errors.join("; "));
+        status = Status::Failed;
+    }
+    let failed_checks: Vec<_> = outputs.checks.iter().filter(|check| !check.passed).collect();
+    for check in &failed_checks {
+        let detail = if check.detail.is_empty() { String::new() } else { format!(": {}", check.detail) };
+        context.console.line(&format!("check failed: {}{detail}", check.name));
+    }
+    if status == Status::Ok && !failed_checks.is_empty() {
+        status = Status::ChecksFailed;
+    }
+
+    manifest.status = status;
+    manifest.inputs = context.files.inputs();
+    manifest.finished_at = Some(run::manifest_now());
+    manifest.duration_seconds = Some((context.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
+    manifest.tables = outputs
+        .tables
+        .iter()
+        .map(|table| TableRecord { name: table.name.clone(), file: format!("{}.parquet", table.name), rows: table.rows, columns: table.columns.clone() })
+        .collect();
+    manifest.files = outputs.files.clone();
+    manifest.checks = outputs.checks.clone();
+    manifest.write(context.dir).context("cannot write manifest.json")?;
+
+    let rows: u64 = outputs.tables.iter().map(|table| table.rows).sum();
+    let checks = if outputs.checks.is_empty() {
+        String::new()
+    } else {
+        format!(", checks {}/{} passed", outputs.checks.len() - failed_checks.len(), outputs.checks.len())
+    };
+    let word = match status {
+        Status::Ok => "ok",
+        Status::ChecksFailed => "checks failed",
+        Status::Failed => "failed",
+        Status::Interrupted => "interrupted",
+        Status::Running => "running",
+    };
+    context.console.line(&format!(
+        "run {word} in {:.1}s: {} tables, {rows} rows, {} files{checks} -> {}",
+        context.started.elapsed().as_secs_f64(),
+        outputs.tables.len(),
+        outputs.files.len(),
+        display_dir(context.dir),
+    ));
+    Ok(match status {
+        Status::Ok => Outcome::Success,
+        Status::ChecksFailed => Outcome::ChecksFailed,
+        _ => Outcome::Failed,
+    })
+}
+
+/// The scenario as a JSON object, read through the sandbox so it is hashed like any input.
+fn load_scenario(files: &SandboxFiles, path: &Path) -> anyhow::Result<(serde_json::Value, FileRecord)> {
+    use crate::capabilities::fs::Files;
+    let typed = path.to_string_lossy();
+    let text = files.read_text(&typed).with_context(|| format!("cannot load scenario `{typed}`"))?;
+    let value = parse_toml(&text.path, &text.content)?;
+    Ok((value, FileRecord { path: typed.into_owned(), sha256: sha256_hex(text.content.as_bytes()) }))
+}
+
+/// The run directory relative to the working directory when inside it, for a copyable path.
+fn display_dir(dir: &Path) -> String {
+    let cwd = std::env::current_dir().ok().and_then(|cwd| cwd.canonicalize().ok());
+    match cwd.as_deref().and_then(|cwd| dir.strip_prefix(cwd).ok()) {
+        Some(relative) => relative.display().to_string(),
+        None => dir.display().to_string(),
+    }
+}
+
+/// First Ctrl-C: stop the script at its next operation and close the run cleanly. Second: quit.
+fn install_interrupt_handler(interrupt: &script::Interrupt) {
+    let flag = interrupt.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+        eprintln!("interrupting: closing tables and the manifest (Ctrl-C again to quit at once)");
+    });
+}

@@ -1,0 +1,14 @@
+//! The `host` library: the CLI commands, the Rhai script runtime, the run directory and the
+//! capabilities (files, results, logging, progress, ...) that scripts and guests call.
+//!
+//! `main.rs` only parses arguments and maps the outcome to an exit code; everything else is here
+//! so that tests and benchmarks can drive it in-process.
+
+pub mod atomic;
+pub mod capabilities;
+pub mod cli;
+pub mod commands;
+pub mod console;
+pub mod project;
+pub mod run;
+pub mod script;

@@ -1,0 +1,21 @@
+//! The `host` binary: parse the command line, run the command, map the outcome to an exit code.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use host::cli::{Cli, Command};
+use host::commands::{self, Outcome};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Run(args) => commands::run::run(args, cli.verbose),
+        Command::Check(args) => commands::check::check(args, cli.verbose),
+        Command::Api(args) => commands::api::api(args),
+    };
+    let outcome = result.unwrap_or_else(|error| {
+        eprintln!("error: {error:#}");
+        Outcome::Failed
+    });
+    ExitCode::from(outcome.exit_code())
+}

@@ -1,0 +1,113 @@
+//! `manifest.json`: what produced a run and how it ended. Written atomically when the run
+//! starts (status `running`) and again when it ends, so a run killed midway still says so.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::GitState;
+use crate::capabilities::fs::InputRecord;
+use crate::capabilities::results::Check;
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Started and not (yet) ended; what a killed run leaves.
+    Running,
+    /// Finished, every declared check passed.
+    Ok,
+    /// Finished, but a declared check failed (exit code 1).
+    ChecksFailed,
+    /// Stopped by an error (exit code 2); tables hold the rows appended before it.
+    Failed,
+    /// Stopped by Ctrl-C; tables hold the rows appended before it.
+    Interrupted,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Manifest {
+    pub run_id: String,
+    pub experiment: String,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub host: HostRecord,
+    pub script: FileRecord,
+    pub scenario: Option<FileRecord>,
+    pub arguments: Arguments,
+    /// Every file the run read (script, modules, scenario, data), with its sha256.
+    pub inputs: Vec<InputRecord>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub duration_seconds: Option<f64>,
+    pub tables: Vec<TableRecord>,
+    pub files: Vec<String>,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostRecord {
+    pub version: String,
+    /// The project's git commit; `null` outside a repository.
+    pub git: Option<GitState>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileRecord {
+    pub path: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Arguments {
+    /// The script arguments as given after `--`.
+    pub raw: Vec<String>,
+    /// The same, parsed as the script saw them in `ARGS`.
+    pub parsed: Value,
+    /// The whole `host` command line.
+    pub command_line: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TableRecord {
+    pub name: String,
+    pub file: String,
+    pub rows: u64,
+    /// Column name and type, `run_id` first.
+    pub columns: Vec<(String, String)>,
+}
+
+impl Manifest {
+    pub fn new(run_id: &str, experiment: &str, script: FileRecord, git: Option<GitState>) -> Self {
+        Manifest {
+            run_id: run_id.to_string(),
+            experiment: experiment.to_string(),
+            status: Status::Running,
+            error: None,
+            host: HostRecord { version: env!("CARGO_PKG_VERSION").to_string(), git },
+            script,
+            scenario: None,
+            arguments: Arguments { raw: Vec::new(), parsed: Value::Null, command_line: Vec::new() },
+            inputs: Vec::new(),
+            started_at: now(),
+            finished_at: None,
+            duration_seconds: None,
+            tables: Vec::new(),
+            files: Vec::new(),
+            checks: Vec::new(),
+        }
+    }
+
+    /// Writes `<dir>/manifest.json` atomically.
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        text.push('\n');
+        crate::atomic::write(&dir.join("manifest.json"), text.as_bytes())
+    }
+}
+
+/// Now, in UTC, as RFC 3339 with milliseconds.
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

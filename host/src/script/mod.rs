@@ -1,0 +1,105 @@
+//! The Rhai runtime: one engine per run with the capabilities registered, limits that stop a
+//! runaway script, project-relative imports, and errors rendered as `path:line:col`.
+//!
+//! This module compiles and evaluates; it does not decide where outputs go (that is `run`).
+
+mod diagnostic;
+mod resolver;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rhai::{AST, Dynamic, Engine, EvalAltResult, Scope};
+
+pub use diagnostic::{Diagnostic, Sources};
+pub use resolver::{Collected, ProjectResolver};
+
+use crate::capabilities::Capabilities;
+use crate::capabilities::log::Level;
+
+/// Resource limits for one script. Generous for experiments, finite for runaway loops.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Rhai operations (roughly, expression evaluations) before the script is stopped.
+    pub max_operations: u64,
+    pub max_call_levels: usize,
+    pub max_string_bytes: usize,
+    pub max_array_items: usize,
+    pub max_map_entries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            // About a minute of pure script work in a debug build; real work belongs in capabilities.
+            max_operations: 2_000_000_000,
+            // Each Rhai call level costs native stack; scripts run on a 256 MiB stack (see `run`).
+            max_call_levels: 200,
+            max_string_bytes: 256 << 20,
+            max_array_items: 50_000_000,
+            max_map_entries: 10_000_000,
+        }
+    }
+}
+
+/// Native stack for the thread that evaluates a script, sized for `max_call_levels`.
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// Set by Ctrl-C; the engine stops the script at its next operation.
+pub type Interrupt = Arc<AtomicBool>;
+
+/// An engine with every capability registered as `<name>::`, `print` routed to the log, and
+/// imports resolved by `resolver`.
+pub fn engine(capabilities: &Capabilities, resolver: ProjectResolver, limits: Limits, interrupt: Interrupt) -> Engine {
+    let mut engine = Engine::new();
+    engine
+        .set_max_operations(limits.max_operations)
+        .set_max_call_levels(limits.max_call_levels)
+        .set_max_string_size(limits.max_string_bytes)
+        .set_max_array_size(limits.max_array_items)
+        .set_max_map_size(limits.max_map_entries)
+        .set_strict_variables(true)
+        .set_module_resolver(resolver);
+    let log = capabilities.log.clone();
+    engine.on_print(move |text| log.write(Level::Info, text));
+    let log = capabilities.log.clone();
+    engine.on_debug(move |text, source, position| {
+        let place = match (source, position.line()) {
+            (Some(source), Some(line)) => format!("{source}:{line}: "),
+            (None, Some(line)) => format!("line {line}: "),
+            _ => String::new(),
+        };
+        log.write(Level::Debug, &format!("{place}{text}"));
+    });
+    engine.on_progress(move |_| interrupt.load(Ordering::Relaxed).then(|| Dynamic::from("interrupted")));
+    capabilities.register_rhai(&mut engine);
+    engine
+}
+
+/// The constants every script sees: `ARGS`, `ARGV` and `SCENARIO`. Functions cannot see the
+/// global scope in Rhai, so the `run::` namespace offers the same values inside functions.
+pub fn scope(capabilities: &Capabilities) -> Result<Scope<'static>, Box<EvalAltResult>> {
+    let run = &capabilities.run;
+    let mut scope = Scope::new();
+    scope.push_constant("ARGS", rhai::serde::to_dynamic(&run.args)?);
+    scope.push_constant("ARGV", run.argv.iter().cloned().map(Dynamic::from).collect::<rhai::Array>());
+    let scenario = match &run.scenario {
+        Some(scenario) => rhai::serde::to_dynamic(scenario)?,
+        None => Dynamic::UNIT,
+    };
+    scope.push_constant("SCENARIO", scenario);
+    Ok(scope)
+}
+
+/// Compiles `source` (shown as `shown` in errors) against the scope's constants.
+pub fn compile(engine: &Engine, scope: &Scope, shown: &str, source: &str) -> Result<AST, Box<EvalAltResult>> {
+    let mut ast = engine.compile_with_scope(scope, source).map_err(|error| -> Box<EvalAltResult> { error.into() })?;
+    ast.set_source(shown);
+    Ok(ast)
+}
+
+/// The path shown for a script: relative to the project root when inside it.
+pub fn shown_path(project: &crate::project::Project, path: &Path) -> String {
+    project.display(path)
+}
