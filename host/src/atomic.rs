@@ -11,15 +11,12 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         _ => Path::new("."),
     };
     fs_err::create_dir_all(parent)?;
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".")
-        .suffix(".partial")
-        .tempfile_in(parent)?;
+    let mut temporary = tempfile::Builder::new().prefix(".").suffix(".partial").tempfile_in(parent)?;
     temporary.write_all(bytes)?;
     temporary.as_file().sync_all()?;
-    temporary
-        .persist(path)
-        .map_err(|error| std::io::Error::new(error.error.kind(), format!("cannot rename into `{}`: {}", path.display(), error.error)))?;
+    temporary.persist(path).map_err(|error| {
+        std::io::Error::new(error.error.kind(), format!("cannot rename into `{}`: {}", path.display(), error.error))
+    })?;
     Ok(())
 }
 
@@ -34,10 +31,8 @@ mod tests {
         write(&path, b"first version, longer").unwrap();
         write(&path, b"second").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
-        let names: Vec<_> = std::fs::read_dir(dir.path().join("nested"))
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name())
-            .collect();
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path().join("nested")).unwrap().map(|entry| entry.unwrap().file_name()).collect();
         assert_eq!(names, vec!["out.json"]);
     }
 }

@@ -1,1 +1,10 @@
-//! End-to-end tests.
+//! End-to-end tests: the real `host` binary on real scripts, results read back with DuckDB.
+//! One binary, one module per surface.
+
+#![allow(clippy::expect_used, reason = "test helpers: a failed expectation is a failed test")]
+
+mod cli;
+mod errors;
+mod manifest;
+mod scripts;
+mod support;

@@ -57,8 +57,17 @@ impl Capabilities {
     }
 }
 
-/// A capability's failure as a catchable script error, with its causes spelled out.
-pub fn script_error(error: &(dyn std::error::Error + 'static)) -> Box<::rhai::EvalAltResult> {
+/// A capability's failure as a catchable script error at the calling position, with its causes
+/// spelled out.
+pub fn script_error(
+    context: &::rhai::NativeCallContext,
+    error: &(dyn std::error::Error + 'static),
+) -> Box<::rhai::EvalAltResult> {
+    Box::new(::rhai::EvalAltResult::ErrorRuntime(error_chain(error).into(), context.call_position()))
+}
+
+/// An error and its causes, joined by `: `.
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -66,5 +75,5 @@ pub fn script_error(error: &(dyn std::error::Error + 'static)) -> Box<::rhai::Ev
         message.push_str(&cause.to_string());
         source = cause.source();
     }
-    message.into()
+    message
 }

@@ -40,7 +40,12 @@ impl Outcome {
 }
 
 /// The capabilities of a run, on the real console and file system.
-pub fn capabilities(console: &Arc<Console>, files: Arc<SandboxFiles>, results: Arc<RunResults>, run: RunInfo) -> Capabilities {
+pub fn capabilities(
+    console: &Arc<Console>,
+    files: Arc<SandboxFiles>,
+    results: Arc<RunResults>,
+    run: RunInfo,
+) -> Capabilities {
     Capabilities {
         files,
         results,
@@ -52,7 +57,11 @@ pub fn capabilities(console: &Arc<Console>, files: Arc<SandboxFiles>, results: A
 
 /// A script's path and text, read with an error that names it.
 pub fn read_script(path: &Path) -> anyhow::Result<(PathBuf, String)> {
+    if !path.is_file() {
+        anyhow::bail!("script `{}` does not exist; hint: paths are relative to the working directory", path.display());
+    }
     let canonical = fs_err::canonicalize(path).with_context(|| format!("cannot open script `{}`", path.display()))?;
-    let text = fs_err::read_to_string(&canonical).with_context(|| format!("cannot read script `{}`", path.display()))?;
+    let text =
+        fs_err::read_to_string(&canonical).with_context(|| format!("cannot read script `{}`", path.display()))?;
     Ok((canonical, text))
 }

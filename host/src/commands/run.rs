@@ -38,10 +38,15 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         let value = token.split_once('=').map_or(token.as_str(), |(_, value)| value);
         policy.allow_given(value, &cwd);
     }
-    let scenario_path = args.scenario.clone().or_else(|| project.default_scenario(&script_path));
-    if let Some(path) = &scenario_path {
-        policy.allow_given(&path.to_string_lossy(), &cwd);
-    }
+    // The scenario as the user typed it, or the default one relative to the project root.
+    let scenario_path = match &args.scenario {
+        Some(typed) => {
+            let typed = typed.to_string_lossy().into_owned();
+            policy.allow_given(&typed, &cwd);
+            Some(typed)
+        }
+        None => project.default_scenario(&script_path).map(|path| project.display(&path)),
+    };
     let files = Arc::new(SandboxFiles::new(policy));
     files.record(&script_path, text.as_bytes());
     let scenario = match &scenario_path {
@@ -86,7 +91,12 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let results = Arc::new(RunResults::new(&dir, &run_id)?);
     let capabilities = capabilities(&console, files.clone(), results.clone(), info(&dir));
 
-    let mut manifest = Manifest::new(&run_id, &experiment, FileRecord { path: shown.clone(), sha256: sha256_hex(text.as_bytes()) }, GitState::of(&project.root));
+    let mut manifest = Manifest::new(
+        &run_id,
+        &experiment,
+        FileRecord { path: shown.clone(), sha256: sha256_hex(text.as_bytes()) },
+        GitState::of(&project.root),
+    );
     manifest.scenario = scenario.map(|(_, record)| record);
     manifest.arguments.raw = args.script_args.clone();
     manifest.arguments.parsed = parsed_args.clone();
@@ -102,12 +112,29 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let engine = script::engine(&capabilities, resolver, limits, interrupt.clone());
     let outcome = evaluate(&engine, &capabilities, &ast);
 
-    finish(Finish { console: &console, results: &results, files: &files, sources: &sources, shown: &shown, dir: &dir, started, interrupted: &interrupt }, manifest, outcome)
+    finish(
+        Finish {
+            console: &console,
+            results: &results,
+            files: &files,
+            sources: &sources,
+            shown: &shown,
+            dir: &dir,
+            started,
+            interrupted: &interrupt,
+        },
+        manifest,
+        outcome,
+    )
 }
 
 /// Evaluates on a thread with a large stack, so deep script recursion hits Rhai's call-depth
 /// limit rather than the native stack.
-fn evaluate(engine: &rhai::Engine, capabilities: &crate::capabilities::Capabilities, ast: &rhai::AST) -> Result<(), Box<EvalAltResult>> {
+fn evaluate(
+    engine: &rhai::Engine,
+    capabilities: &crate::capabilities::Capabilities,
+    ast: &rhai::AST,
+) -> Result<(), Box<EvalAltResult>> {
     let mut scope = script::scope(capabilities)?;
     std::thread::scope(|threads| {
         let worker = std::thread::Builder::new()
@@ -115,7 +142,9 @@ fn evaluate(engine: &rhai::Engine, capabilities: &crate::capabilities::Capabilit
             .stack_size(script::STACK_BYTES)
             .spawn_scoped(threads, || engine.run_ast_with_scope(&mut scope, ast));
         match worker {
-            Ok(handle) => handle.join().unwrap_or_else(|_| Err("the script thread panicked; this is a host bug".into())),
+            Ok(handle) => {
+                handle.join().unwrap_or_else(|_| Err("the script thread panicked; this is a host bug".into()))
+            }
             Err(error) => Err(format!("cannot start the script thread: {error}").into()),
         }
     })
@@ -133,7 +162,11 @@ struct Finish<'a> {
 }
 
 /// Closes the tables, records how the run ended, and prints the closing summary.
-fn finish(context: Finish<'_>, mut manifest: Manifest, outcome: Result<(), Box<EvalAltResult>>) -> anyhow::Result<Outcome> {
+fn finish(
+    context: Finish<'_>,
+    mut manifest: Manifest,
+    outcome: Result<(), Box<EvalAltResult>>,
+) -> anyhow::Result<Outcome> {
     let outputs = context.results.finish();
     let mut status = Status::Ok;
     if let Err(error) = &outcome {
@@ -166,7 +199,12 @@ fn finish(context: Finish<'_>, mut manifest: Manifest, outcome: Result<(), Box<E
     manifest.tables = outputs
         .tables
         .iter()
-        .map(|table| TableRecord { name: table.name.clone(), file: format!("{}.parquet", table.name), rows: table.rows, columns: table.columns.clone() })
+        .map(|table| TableRecord {
+            name: table.name.clone(),
+            file: format!("{}.parquet", table.name),
+            rows: table.rows,
+            columns: table.columns.clone(),
+        })
         .collect();
     manifest.files = outputs.files.clone();
     manifest.checks = outputs.checks.clone();
@@ -186,10 +224,11 @@ fn finish(context: Finish<'_>, mut manifest: Manifest, outcome: Result<(), Box<E
         Status::Running => "running",
     };
     context.console.line(&format!(
-        "run {word} in {:.1}s: {} tables, {rows} rows, {} files{checks} -> {}",
+        "run {word} in {:.1}s: {}, {}, {}{checks} -> {}",
         context.started.elapsed().as_secs_f64(),
-        outputs.tables.len(),
-        outputs.files.len(),
+        plural(outputs.tables.len() as u64, "table"),
+        plural(rows, "row"),
+        plural(outputs.files.len() as u64, "file"),
         display_dir(context.dir),
     ));
     Ok(match status {
@@ -199,13 +238,16 @@ fn finish(context: Finish<'_>, mut manifest: Manifest, outcome: Result<(), Box<E
     })
 }
 
+fn plural(count: u64, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
 /// The scenario as a JSON object, read through the sandbox so it is hashed like any input.
-fn load_scenario(files: &SandboxFiles, path: &Path) -> anyhow::Result<(serde_json::Value, FileRecord)> {
+fn load_scenario(files: &SandboxFiles, path: &str) -> anyhow::Result<(serde_json::Value, FileRecord)> {
     use crate::capabilities::fs::Files;
-    let typed = path.to_string_lossy();
-    let text = files.read_text(&typed).with_context(|| format!("cannot load scenario `{typed}`"))?;
+    let text = files.read_text(path).with_context(|| format!("cannot load scenario `{path}`"))?;
     let value = parse_toml(&text.path, &text.content)?;
-    Ok((value, FileRecord { path: typed.into_owned(), sha256: sha256_hex(text.content.as_bytes()) }))
+    Ok((value, FileRecord { path: path.to_string(), sha256: sha256_hex(text.content.as_bytes()) }))
 }
 
 /// The run directory relative to the working directory when inside it, for a copyable path.

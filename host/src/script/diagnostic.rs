@@ -124,10 +124,21 @@ fn leaf_message(error: &EvalAltResult) -> String {
 
 fn hint(error: &EvalAltResult) -> Option<String> {
     let text = match error {
-        EvalAltResult::ErrorTooManyOperations(_) => "the script ran past its operation limit; raise it with `--max-operations` if the work is real",
-        EvalAltResult::ErrorStackOverflow(_) => "the script recursed past its call-depth limit; look for unbounded recursion",
-        EvalAltResult::ErrorModuleNotFound(..) => "imports resolve against the project's `scripts/` folder, e.g. `import \"lib/stats\" as stats;`",
-        EvalAltResult::ErrorVariableNotFound(..) => "inside a function, global variables are out of sight; pass values as parameters, or use `run::args()` and `run::scenario()`",
+        EvalAltResult::ErrorTooManyOperations(_) => {
+            "the script ran past its operation limit; raise it with `--max-operations` if the work is real"
+        }
+        EvalAltResult::ErrorStackOverflow(_) => {
+            "the script recursed past its call-depth limit; look for unbounded recursion"
+        }
+        EvalAltResult::ErrorModuleNotFound(..) => {
+            "imports resolve against the project's `scripts/` folder, e.g. `import \"lib/stats\" as stats;`"
+        }
+        EvalAltResult::ErrorFunctionNotFound(signature, _) if signature.contains("()") => {
+            "a `()` argument usually comes from a map field that does not exist or a function that returned nothing"
+        }
+        EvalAltResult::ErrorVariableNotFound(..) => {
+            "inside a function, global variables are out of sight; pass values as parameters, or use `run::args()` and `run::scenario()`"
+        }
         _ => return None,
     };
     Some(text.to_string())

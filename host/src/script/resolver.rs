@@ -52,7 +52,13 @@ impl ProjectResolver {
 }
 
 impl ModuleResolver for ProjectResolver {
-    fn resolve(&self, engine: &Engine, source: Option<&str>, import: &str, position: Position) -> Result<SharedModule, Box<EvalAltResult>> {
+    fn resolve(
+        &self,
+        engine: &Engine,
+        source: Option<&str>,
+        import: &str,
+        position: Position,
+    ) -> Result<SharedModule, Box<EvalAltResult>> {
         match (self.load(engine, source, import, position), &self.collected) {
             (Err(error), Some(collected)) => {
                 if let Ok(mut collected) = collected.lock() {
@@ -66,8 +72,15 @@ impl ModuleResolver for ProjectResolver {
 }
 
 impl ProjectResolver {
-    fn load(&self, engine: &Engine, _source: Option<&str>, import: &str, position: Position) -> Result<SharedModule, Box<EvalAltResult>> {
-        let not_found = || Box::new(EvalAltResult::ErrorModuleNotFound(format!("{import} (looked in scripts/)"), position));
+    fn load(
+        &self,
+        engine: &Engine,
+        _source: Option<&str>,
+        import: &str,
+        position: Position,
+    ) -> Result<SharedModule, Box<EvalAltResult>> {
+        let not_found =
+            || Box::new(EvalAltResult::ErrorModuleNotFound(format!("{import} (looked in scripts/)"), position));
         let file = self.locate(import).ok_or_else(not_found)?;
         let canonical = std::fs::canonicalize(&file).map_err(|_| not_found())?;
         if !canonical.starts_with(self.project.scripts().canonicalize().unwrap_or_default()) {
@@ -77,11 +90,13 @@ impl ProjectResolver {
             return Ok(module);
         }
         let shown = self.project.display(&canonical);
-        let bytes = std::fs::read(&canonical).map_err(|error| EvalAltResult::ErrorSystem(format!("cannot read `{shown}`"), Box::new(error)))?;
+        let bytes = std::fs::read(&canonical)
+            .map_err(|error| EvalAltResult::ErrorSystem(format!("cannot read `{shown}`"), Box::new(error)))?;
         self.files.record(&canonical, &bytes);
         let text = String::from_utf8_lossy(&bytes).into_owned();
         self.sources.insert(&shown, &text);
-        let in_module = |error: Box<EvalAltResult>| Box::new(EvalAltResult::ErrorInModule(shown.clone(), error, position));
+        let in_module =
+            |error: Box<EvalAltResult>| Box::new(EvalAltResult::ErrorInModule(shown.clone(), error, position));
         let mut ast = engine.compile(&text).map_err(|error| in_module(Box::new(error.into())))?;
         ast.set_source(shown.as_str());
         let module: SharedModule = Shared::new(Module::eval_ast_as_new(Scope::new(), &ast, engine).map_err(in_module)?);

@@ -154,10 +154,7 @@ mod tests {
     #[test]
     fn a_json_syntax_error_names_file_line_and_column() {
         let error = parse_json("data/bad.json", "{\n  \"a\": 1,\n  \"b\" 2\n}").unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "invalid JSON in `data/bad.json` at line 3, column 7: expected `:`"
-        );
+        assert_eq!(error.to_string(), "invalid JSON in `data/bad.json` at line 3, column 7: expected `:`");
     }
 
     #[test]

@@ -20,9 +20,13 @@ pub use sandbox::{ReadPolicy, WritePolicy};
 /// What a failed file operation reports. Paths are as the script (or user) wrote them.
 #[derive(Debug, thiserror::Error)]
 pub enum FilesError {
-    #[error("path `{path}` is outside the project and the paths given on the command line; hint: pass it as a script argument to allow reading it")]
+    #[error(
+        "path `{path}` is outside the project and the paths given on the command line; hint: pass it as a script argument to allow reading it"
+    )]
     Escapes { path: String },
-    #[error("path `{path}` is outside the run directory; hint: results paths are relative to the run directory and may not use `..`")]
+    #[error(
+        "path `{path}` is outside the run directory; hint: results paths are relative to the run directory and may not use `..`"
+    )]
     WriteEscapes { path: String },
     #[error("an empty path was given")]
     EmptyPath,
@@ -100,8 +104,10 @@ impl Files for SandboxFiles {
         let resolved = self.policy.resolve(path)?;
         let bytes = fs_err::read(&resolved).map_err(|source| FilesError::Io { path: path.to_string(), source })?;
         self.record(&resolved, &bytes);
-        let content = String::from_utf8(bytes)
-            .map_err(|error| FilesError::NotUtf8 { path: path.to_string(), offset: error.utf8_error().valid_up_to() })?;
+        let content = String::from_utf8(bytes).map_err(|error| FilesError::NotUtf8 {
+            path: path.to_string(),
+            offset: error.utf8_error().valid_up_to(),
+        })?;
         Ok(Text { path: path.to_string(), content })
     }
 
@@ -115,7 +121,8 @@ impl Files for SandboxFiles {
 
     fn list(&self, folder: &str) -> Result<Vec<String>, FilesError> {
         let resolved = self.policy.resolve(folder)?;
-        let entries = fs_err::read_dir(&resolved).map_err(|source| FilesError::Io { path: folder.to_string(), source })?;
+        let entries =
+            fs_err::read_dir(&resolved).map_err(|source| FilesError::Io { path: folder.to_string(), source })?;
         let mut names = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|source| FilesError::Io { path: folder.to_string(), source })?;

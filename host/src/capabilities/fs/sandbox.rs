@@ -89,8 +89,7 @@ impl WritePolicy {
         }
         let target = self.root.join(relative);
         let parent = target.parent().unwrap_or(&self.root);
-        fs_err::create_dir_all(parent)
-            .map_err(|source| FilesError::Io { path: requested.to_string(), source })?;
+        fs_err::create_dir_all(parent).map_err(|source| FilesError::Io { path: requested.to_string(), source })?;
         let parent = canonical(parent, requested.to_string())?;
         let linked_out = !parent.starts_with(&self.root)
             || std::fs::symlink_metadata(&target).is_ok_and(|meta| meta.file_type().is_symlink());

@@ -1,13 +1,16 @@
 //! The `progress` capability: progress bars for long loops.
 //!
-//! Bars at a terminal; in plain style (not a terminal, or `CI` set) one line per 10% step and a
-//! closing line, so logs show progress without redrawing.
+//! Bars at a terminal; in plain style (not a terminal, or `CI` set) a line per 10% step, at most
+//! one every [`PLAIN_INTERVAL`], and a closing line, so logs show progress without flooding.
 
 pub mod rhai;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The least time between two plain progress lines of one task.
+pub const PLAIN_INTERVAL: Duration = Duration::from_secs(2);
 
 use indicatif::ProgressBar;
 
@@ -47,6 +50,7 @@ impl Progress for ConsoleProgress {
             done: AtomicU64::new(0),
             last_decile: AtomicU64::new(0),
             started: Instant::now(),
+            last_line: Mutex::new(Instant::now()),
             finished: Mutex::new(false),
         })
     }
@@ -60,6 +64,7 @@ struct ConsoleTask {
     done: AtomicU64,
     last_decile: AtomicU64,
     started: Instant,
+    last_line: Mutex<Instant>,
     finished: Mutex<bool>,
 }
 
@@ -72,8 +77,13 @@ impl Task for ConsoleTask {
         }
         if let Some(total) = self.total.filter(|total| *total > 0) {
             let decile = done.min(total).saturating_mul(10) / total;
-            let previous = self.last_decile.fetch_max(decile, Ordering::Relaxed);
-            if decile > previous && done < total {
+            if decile <= self.last_decile.load(Ordering::Relaxed) || done >= total {
+                return;
+            }
+            let Ok(mut last_line) = self.last_line.lock() else { return };
+            if last_line.elapsed() >= PLAIN_INTERVAL {
+                *last_line = Instant::now();
+                self.last_decile.store(decile, Ordering::Relaxed);
                 self.console.line(&format!("{}: {done}/{total} ({}%)", self.label, decile * 10));
             }
         }

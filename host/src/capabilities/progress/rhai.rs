@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rhai::{Array, Dynamic, Engine, EvalAltResult, FnPtr, Module, NativeCallContext, INT};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, FnPtr, INT, Module, NativeCallContext};
 
 use super::{Progress, Task};
 use crate::capabilities::docs::function;
@@ -30,44 +30,67 @@ Example: `let bar = progress::start(\"answer\", prompts.len()); for p in prompts
     });
 
     let starter = progress.clone();
-    function("start", &["label: &str", "ProgressTask"], "
+    function(
+        "start",
+        &["label: &str", "ProgressTask"],
+        "
 Starts a spinner for work of unknown length.
-Example: `let bar = progress::start(\"scan\"); while more() { bar.advance(); } bar.finish();`")
+Example: `let bar = progress::start(\"scan\"); while more() { bar.advance(); } bar.finish();`",
+    )
     .with_volatility(true)
     .set_into_module(&mut module, move |label: &str| ProgressTask(starter.start(label, None)));
 
-    function("advance", &["task: &mut ProgressTask", "()"], "Advances a progress task by one step.\nExample: `bar.advance();`")
-        .in_global_namespace()
-        .with_volatility(true)
-        .set_into_module(&mut module, |task: &mut ProgressTask| task.0.advance(1));
+    function(
+        "advance",
+        &["task: &mut ProgressTask", "()"],
+        "Advances a progress task by one step.\nExample: `bar.advance();`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(&mut module, |task: &mut ProgressTask| task.0.advance(1));
 
-    function("advance", &["task: &mut ProgressTask", "steps: INT", "()"], "Advances a progress task by `steps`.\nExample: `bar.advance(batch.len());`")
-        .in_global_namespace()
-        .with_volatility(true)
-        .set_into_module(&mut module, |task: &mut ProgressTask, steps: INT| {
-            task.0.advance(u64::try_from(steps).unwrap_or(0));
-        });
+    function(
+        "advance",
+        &["task: &mut ProgressTask", "steps: INT", "()"],
+        "Advances a progress task by `steps`.\nExample: `bar.advance(batch.len());`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(&mut module, |task: &mut ProgressTask, steps: INT| {
+        task.0.advance(u64::try_from(steps).unwrap_or(0));
+    });
 
-    function("finish", &["task: &mut ProgressTask", "()"], "Ends a progress task and prints its closing line.\nExample: `bar.finish();`")
-        .in_global_namespace()
-        .with_volatility(true)
-        .set_into_module(&mut module, |task: &mut ProgressTask| task.0.finish());
+    function(
+        "finish",
+        &["task: &mut ProgressTask", "()"],
+        "Ends a progress task and prints its closing line.\nExample: `bar.finish();`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(&mut module, |task: &mut ProgressTask| task.0.finish());
 
     let starter = progress;
-    function("map", &["items: Array", "label: &str", "mapper: FnPtr", "Array"], "
+    function(
+        "map",
+        &["items: Array", "label: &str", "mapper: FnPtr", "Array"],
+        "
 Calls `mapper` on each item with a progress bar, and returns the results in order.
-Example: `let scores = progress::map(prompts, \"judge\", |p| judge(p));`")
+Example: `let scores = progress::map(prompts, \"judge\", |p| judge(p));`",
+    )
     .with_volatility(true)
-    .set_into_module(&mut module, move |context: NativeCallContext, items: Array, label: &str, mapper: FnPtr| -> Result<Array> {
-        let task = starter.start(label, Some(items.len() as u64));
-        let mut results = Array::with_capacity(items.len());
-        for item in items {
-            results.push(mapper.call_within_context::<Dynamic>(&context, (item,))?);
-            task.advance(1);
-        }
-        task.finish();
-        Ok(results)
-    });
+    .set_into_module(
+        &mut module,
+        move |context: NativeCallContext, items: Array, label: &str, mapper: FnPtr| -> Result<Array> {
+            let task = starter.start(label, Some(items.len() as u64));
+            let mut results = Array::with_capacity(items.len());
+            for item in items {
+                results.push(mapper.call_within_context::<Dynamic>(&context, (item,))?);
+                task.advance(1);
+            }
+            task.finish();
+            Ok(results)
+        },
+    );
 
     module
 }

@@ -29,7 +29,9 @@ pub enum ResultsError {
     Table(#[from] TableError),
     #[error(transparent)]
     Files(#[from] FilesError),
-    #[error("table `{table}` was already declared or has rows; hint: call `results::declare` before the first `results::append`")]
+    #[error(
+        "table `{table}` was already declared or has rows; hint: call `results::declare` before the first `results::append`"
+    )]
     AlreadyDeclared { table: String },
     #[error("`{path}` is written by the host itself; hint: choose another file name")]
     Reserved { path: String },
@@ -116,7 +118,8 @@ impl RunResults {
 
     /// Rows appended so far, per table.
     pub fn row_counts(&self) -> BTreeMap<String, u64> {
-        let tables = self.tables.lock().map(|tables| tables.iter().map(|(name, table)| (name.clone(), table.rows())).collect());
+        let tables =
+            self.tables.lock().map(|tables| tables.iter().map(|(name, table)| (name.clone(), table.rows())).collect());
         tables.unwrap_or_default()
     }
 
@@ -128,7 +131,9 @@ impl RunResults {
         for (name, table) in tables {
             match table.finish() {
                 Ok(summary) => outputs.tables.push(summary),
-                Err(error) => outputs.errors.push(format!("table `{name}`: {}", crate::capabilities::script_error(&error))),
+                Err(error) => {
+                    outputs.errors.push(format!("table `{name}`: {}", crate::capabilities::error_chain(&error)))
+                }
             }
         }
         outputs.files = self.files.lock().map(|files| files.clone()).unwrap_or_default();
@@ -192,7 +197,8 @@ impl Results for RunResults {
             }
             FileContent::Text(text) => text.into_bytes(),
         };
-        crate::atomic::write(&target, &bytes).map_err(|source| ResultsError::Write { path: path.to_string(), source })?;
+        crate::atomic::write(&target, &bytes)
+            .map_err(|source| ResultsError::Write { path: path.to_string(), source })?;
         if let Ok(mut files) = self.files.lock()
             && !files.iter().any(|known| known == path)
         {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rhai::{Array, Dynamic, EvalAltResult, Map, Module};
+use rhai::{Array, Dynamic, EvalAltResult, Map, Module, NativeCallContext};
 use serde_json::Value;
 
 use super::{FileContent, Results};
@@ -18,82 +18,118 @@ pub fn module(results: Arc<dyn Results>) -> Module {
     let mut module = Module::new();
 
     let sink = results.clone();
-    function("declare", &["table: &str", "columns: Map", "()"], "
+    function(
+        "declare",
+        &["table: &str", "columns: Map", "()"],
+        "
 Fixes a table's columns before its first row. Types: \"int\", \"float\", \"bool\", \"string\",
 \"list<T>\", or a map for a nested struct. Without a declaration the columns are inferred from
 the first 1024 rows. Columns come out in name order, after `run_id`.
-Example: `results::declare(\"scores\", #{ prompt: \"string\", score: \"float\", tags: \"list<string>\" });`")
+Example: `results::declare(\"scores\", #{ prompt: \"string\", score: \"float\", tags: \"list<string>\" });`",
+    )
     .with_volatility(true)
-    .set_into_module(&mut module, move |table: &str, columns: Map| -> Result<()> {
-        sink.declare(table, &json(&Dynamic::from_map(columns))?).map_err(|error| script_error(&error))
+    .set_into_module(&mut module, move |context: NativeCallContext, table: &str, columns: Map| -> Result<()> {
+        sink.declare(table, &json(&Dynamic::from_map(columns))?).map_err(|error| script_error(&context, &error))
     });
 
     let sink = results.clone();
-    function("append", &["table: &str", "row: Map", "()"], "
+    function(
+        "append",
+        &["table: &str", "row: Map", "()"],
+        "
 Appends a row to a table, written to `<run dir>/<table>.parquet` with `run_id` on every row.
 A value whose type differs from its column's is an error naming the table, column and row.
-Example: `results::append(\"scores\", #{ prompt: p.id, score: 2.5, tags: [\"fact\"] });`")
+Example: `results::append(\"scores\", #{ prompt: p.id, score: 2.5, tags: [\"fact\"] });`",
+    )
     .with_volatility(true)
-    .set_into_module(&mut module, move |table: &str, row: Map| -> Result<()> {
-        sink.append(table, json(&Dynamic::from_map(row))?).map_err(|error| script_error(&error))
+    .set_into_module(&mut module, move |context: NativeCallContext, table: &str, row: Map| -> Result<()> {
+        sink.append(table, json(&Dynamic::from_map(row))?).map_err(|error| script_error(&context, &error))
     });
 
     let sink = results.clone();
-    function("append_all", &["table: &str", "rows: Array", "()"], "
+    function(
+        "append_all",
+        &["table: &str", "rows: Array", "()"],
+        "
 Appends every row of an array to a table.
-Example: `results::append_all(\"retrievals\", hits);`")
+Example: `results::append_all(\"retrievals\", hits);`",
+    )
     .with_volatility(true)
-    .set_into_module(&mut module, move |table: &str, rows: Array| -> Result<()> {
+    .set_into_module(&mut module, move |context: NativeCallContext, table: &str, rows: Array| -> Result<()> {
         for row in rows {
-            sink.append(table, json(&row)?).map_err(|error| script_error(&error))?;
+            sink.append(table, json(&row)?).map_err(|error| script_error(&context, &error))?;
         }
         Ok(())
     });
 
     let text_writers = [
-        ("write_markdown", "Writes a Markdown file in the run directory (atomically).\nExample: `results::write_markdown(\"report.md\", report);`"),
-        ("write_text", "Writes a text file in the run directory (atomically).\nExample: `results::write_text(\"notes/day-01.md\", notes);`"),
+        (
+            "write_markdown",
+            "Writes a Markdown file in the run directory (atomically).\nExample: `results::write_markdown(\"report.md\", report);`",
+        ),
+        (
+            "write_text",
+            "Writes a text file in the run directory (atomically).\nExample: `results::write_text(\"notes/day-01.md\", notes);`",
+        ),
     ];
     for (name, doc) in text_writers {
         let sink = results.clone();
-        function(name, &["path: &str", "text: &str", "()"], doc)
-            .with_volatility(true)
-            .set_into_module(&mut module, move |path: &str, text: &str| -> Result<()> {
-                sink.write_file(path, FileContent::Text(text.to_string())).map_err(|error| script_error(&error))
-            });
+        function(name, &["path: &str", "text: &str", "()"], doc).with_volatility(true).set_into_module(
+            &mut module,
+            move |context: NativeCallContext, path: &str, text: &str| -> Result<()> {
+                sink.write_file(path, FileContent::Text(text.to_string()))
+                    .map_err(|error| script_error(&context, &error))
+            },
+        );
     }
 
     let sink = results.clone();
-    function("write_json", &["path: &str", "value: Dynamic", "()"], "
+    function(
+        "write_json",
+        &["path: &str", "value: Dynamic", "()"],
+        "
 Writes a value as pretty-printed JSON in the run directory (atomically).
-Example: `results::write_json(\"results.json\", #{ conditions: conditions });`")
+Example: `results::write_json(\"results.json\", #{ conditions: conditions });`",
+    )
     .with_volatility(true)
-    .set_into_module(&mut module, move |path: &str, value: Dynamic| -> Result<()> {
-        sink.write_file(path, FileContent::Json(json(&value)?)).map_err(|error| script_error(&error))
+    .set_into_module(&mut module, move |context: NativeCallContext, path: &str, value: Dynamic| -> Result<()> {
+        sink.write_file(path, FileContent::Json(json(&value)?)).map_err(|error| script_error(&context, &error))
     });
 
     let sink = results.clone();
-    function("write_jsonl", &["path: &str", "rows: Array", "()"], "
+    function(
+        "write_jsonl",
+        &["path: &str", "rows: Array", "()"],
+        "
 Writes an array as JSON Lines, one compact value per line, in the run directory (atomically).
-Example: `results::write_jsonl(\"answers.jsonl\", answers);`")
+Example: `results::write_jsonl(\"answers.jsonl\", answers);`",
+    )
     .with_volatility(true)
-    .set_into_module(&mut module, move |path: &str, rows: Array| -> Result<()> {
+    .set_into_module(&mut module, move |context: NativeCallContext, path: &str, rows: Array| -> Result<()> {
         let values = rows.iter().map(json).collect::<Result<Vec<_>>>()?;
-        sink.write_file(path, FileContent::Jsonl(values)).map_err(|error| script_error(&error))
+        sink.write_file(path, FileContent::Jsonl(values)).map_err(|error| script_error(&context, &error))
     });
 
     let sink = results.clone();
-    function("check", &["name: &str", "passed: bool", "()"], "
+    function(
+        "check",
+        &["name: &str", "passed: bool", "()"],
+        "
 Declares a check. The run still finishes, but exits with code 1 if any check failed; checks
 are listed in the manifest and the closing summary.
-Example: `results::check(\"every prompt answered\", answers.len() == prompts.len());`")
+Example: `results::check(\"every prompt answered\", answers.len() == prompts.len());`",
+    )
     .with_volatility(true)
     .set_into_module(&mut module, move |name: &str, passed: bool| sink.check(name, passed, ""));
 
     let sink = results;
-    function("check", &["name: &str", "passed: bool", "detail: &str", "()"], "
+    function(
+        "check",
+        &["name: &str", "passed: bool", "detail: &str", "()"],
+        "
 Declares a check with a detail shown when it fails.
-Example: `results::check(\"hit rate\", rate >= 0.5, `hit rate ${rate}`);`")
+Example: `results::check(\"hit rate\", rate >= 0.5, `hit rate ${rate}`);`",
+    )
     .with_volatility(true)
     .set_into_module(&mut module, move |name: &str, passed: bool, detail: &str| sink.check(name, passed, detail));
 

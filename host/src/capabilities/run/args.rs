@@ -46,9 +46,13 @@ fn typed(text: &str) -> Value {
     {
         return Value::from(number);
     }
+    // Only plain decimal notation: `007`, `inf` or `NaN` are names, not numbers.
+    let unsigned = text.trim_start_matches(['-', '+']);
+    let leading_zero = unsigned.len() > 1 && unsigned.starts_with('0') && !unsigned.starts_with("0.");
     if let Ok(number) = text.parse::<f64>()
         && number.is_finite()
-        && text.chars().any(|c| c.is_ascii_digit())
+        && text.contains(['.', 'e', 'E'])
+        && !leading_zero
     {
         return Value::from(number);
     }
@@ -70,8 +74,12 @@ mod tests {
 
     #[test]
     fn options_flags_and_types() {
-        let parsed = parse(&["--trials", "3", "--dry-run", "--judge-temperature=0.5", "--profile", "ubundi", "--offset", "-2"]);
-        assert_eq!(parsed, json!({"trials": 3, "dry_run": true, "judge_temperature": 0.5, "profile": "ubundi", "offset": -2}));
+        let parsed =
+            parse(&["--trials", "3", "--dry-run", "--judge-temperature=0.5", "--profile", "ubundi", "--offset", "-2"]);
+        assert_eq!(
+            parsed,
+            json!({"trials": 3, "dry_run": true, "judge_temperature": 0.5, "profile": "ubundi", "offset": -2})
+        );
     }
 
     #[test]
@@ -86,7 +94,10 @@ mod tests {
 
     #[test]
     fn values_that_only_look_numeric_stay_strings() {
-        assert_eq!(parse(&["--suffix", "007", "--name", "inf", "--flag", "false"]), json!({"suffix": "007", "name": "inf", "flag": false}));
+        assert_eq!(
+            parse(&["--suffix", "007", "--name", "inf", "--flag", "false"]),
+            json!({"suffix": "007", "name": "inf", "flag": false})
+        );
     }
 
     #[test]

@@ -13,22 +13,38 @@ pub fn module(run: Arc<RunInfo>) -> Module {
     let mut module = Module::new();
 
     let info = run.clone();
-    function("id", &["String"], "The run id, also the `run_id` column of every table.\nExample: `log::info(`run ${run::id()}`);`")
-        .set_into_module(&mut module, move || info.id.clone());
+    function(
+        "id",
+        &["String"],
+        "The run id, also the `run_id` column of every table.\nExample: `log::info(`run ${run::id()}`);`",
+    )
+    .set_into_module(&mut module, move || info.id.clone());
 
     let info = run.clone();
-    function("experiment", &["String"], "The experiment name (the script's file name without `.rhai`).\nExample: `let name = run::experiment();`")
-        .set_into_module(&mut module, move || info.experiment.clone());
+    function(
+        "experiment",
+        &["String"],
+        "The experiment name (the script's file name without `.rhai`).\nExample: `let name = run::experiment();`",
+    )
+    .set_into_module(&mut module, move || info.experiment.clone());
 
     let info = run.clone();
-    function("dir", &["String"], "The run directory, where tables and files are written.\nExample: `log::info(`writing to ${run::dir()}`);`")
-        .set_into_module(&mut module, move || info.dir.display().to_string());
+    function(
+        "dir",
+        &["String"],
+        "The run directory, where tables and files are written.\nExample: `log::info(`writing to ${run::dir()}`);`",
+    )
+    .set_into_module(&mut module, move || info.dir.display().to_string());
 
     let info = run.clone();
-    function("args", &["Map"], "
+    function(
+        "args",
+        &["Map"],
+        "
 The script arguments (after `--`) as a map; the same map as the constant `ARGS`.
 `--key value` and `--key=value` give typed values, `--flag` gives `true`, dashes become underscores.
-Example: `let trials = run::args().trials ?? 1;`")
+Example: `let trials = run::args().trials ?? 1;`",
+    )
     .set_into_module(&mut module, move || -> Result<Dynamic> { rhai::serde::to_dynamic(&info.args) });
 
     let info = run.clone();
@@ -36,10 +52,14 @@ Example: `let trials = run::args().trials ?? 1;`")
         .set_into_module(&mut module, move || -> Array { info.argv.iter().cloned().map(Dynamic::from).collect() });
 
     let info = run;
-    function("scenario", &["Dynamic"], "
+    function(
+        "scenario",
+        &["Dynamic"],
+        "
 The scenario (from `--scenario FILE`, or `scenarios/<script name>.toml` when it exists) as a
 map, or `()` without one; the same value as the constant `SCENARIO`.
-Example: `let top_k = run::scenario()?.retrieval?.top_k ?? 6;`")
+Example: `let top_k = run::scenario()?.retrieval?.top_k ?? 6;`",
+    )
     .set_into_module(&mut module, move || -> Result<Dynamic> {
         match &info.scenario {
             Some(scenario) => rhai::serde::to_dynamic(scenario),

@@ -1,0 +1,93 @@
+//! The run directory: manifest content, status on every way a run can end, checks and exit codes.
+
+use serde_json::Value;
+
+use crate::support::{TempProject, stable};
+
+fn manifest(project: &TempProject, path: &str) -> Value {
+    serde_json::from_str(&project.read(path)).expect("manifest.json is JSON")
+}
+
+#[test]
+fn the_manifest_records_what_produced_the_run() {
+    let project = TempProject::new();
+    project.write("fixtures/data.json", "{\"n\": 2}\n");
+    project.write("scenarios/exp.toml", "label = \"x\"\n");
+    project.write("scripts/lib/util.rhai", "fn twice(n) { n * 2 }\n");
+    project.write(
+        "scripts/exp.rhai",
+        "import \"lib/util\" as util;\nlet data = fs::read_json(\"fixtures/data.json\");\nresults::append(\"t\", #{ n: util::twice(data.n) });\nresults::write_json(\"out.json\", #{ ok: true });\nresults::check(\"n is 4\", util::twice(data.n) == 4);\n",
+    );
+    project.host(&["run", "scripts/exp.rhai", "--run-id", "m1", "--", "--seed", "7"]).expect_code(0);
+    let text = project.read("runs/exp/m1/manifest.json");
+    insta::assert_snapshot!(stable(&text, project.path()));
+}
+
+#[test]
+fn an_error_after_rows_were_appended_keeps_them_and_marks_the_run_failed() {
+    let project = TempProject::new();
+    project.write(
+        "scripts/crash.rhai",
+        "for i in 0..1500 {\n    results::append(\"progress\", #{ i: i, label: `row ${i}` });\n}\nresults::write_json(\"partial.json\", #{ done: 1500 });\nthrow \"simulated crash\";\n",
+    );
+    let run = project.host(&["run", "scripts/crash.rhai", "--run-id", "c"]);
+    run.expect_code(2);
+    let manifest = manifest(&project, "runs/crash/c/manifest.json");
+    assert_eq!(manifest["status"], "failed");
+    assert_eq!(manifest["error"], "scripts/crash.rhai:5:1: simulated crash");
+    assert_eq!(manifest["tables"][0]["rows"], 1500);
+    assert!(manifest["finished_at"].is_string());
+    let table = project.path().join("runs/crash/c/progress.parquet").display().to_string();
+    let rows = crate::support::duckdb(&format!("SELECT count(*), max(i) FROM '{table}'"));
+    assert_eq!(rows["rows"], serde_json::json!([[1500, 1499]]));
+    let leftovers: Vec<_> = std::fs::read_dir(project.path().join("runs/crash/c"))
+        .expect("run dir")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
+}
+
+#[test]
+fn a_failed_check_finishes_the_run_with_exit_code_1() {
+    let project = TempProject::new();
+    project.write("scripts/checks.rhai", "results::check(\"always\", true);\nresults::check(\"hit rate at least 0.5\", false, \"hit rate 0.25\");\nresults::append(\"t\", #{ x: 1 });\n");
+    let run = project.host(&["run", "scripts/checks.rhai", "--run-id", "k"]);
+    run.expect_code(1);
+    insta::assert_snapshot!(stable(&run.stderr, project.path()));
+    let manifest = manifest(&project, "runs/checks/k/manifest.json");
+    assert_eq!(manifest["status"], "checks_failed");
+    assert_eq!(
+        manifest["checks"][1],
+        serde_json::json!({"name": "hit rate at least 0.5", "passed": false, "detail": "hit rate 0.25"})
+    );
+}
+
+#[test]
+fn a_run_never_overwrites_an_earlier_run() {
+    let project = TempProject::new();
+    project.write("scripts/once.rhai", "results::write_text(\"x.txt\", \"first\");\n");
+    project.host(&["run", "scripts/once.rhai", "--run-id", "same"]).expect_code(0);
+    let run = project.host(&["run", "scripts/once.rhai", "--run-id", "same"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("already exists and is not empty"), "{}", run.stderr);
+    assert_eq!(project.read("runs/once/same/x.txt"), "first");
+}
+
+#[test]
+fn scripts_cannot_overwrite_the_manifest() {
+    let project = TempProject::new();
+    project.write("scripts/sneaky.rhai", "results::write_json(\"manifest.json\", #{ status: \"ok\" });\n");
+    project.host(&["run", "scripts/sneaky.rhai", "--run-id", "s"]).expect_code(2);
+    assert_eq!(manifest(&project, "runs/sneaky/s/manifest.json")["status"], "failed");
+}
+
+#[test]
+fn a_type_conflict_names_the_table_column_and_row() {
+    let project = TempProject::new();
+    project.write("scripts/conflict.rhai", "results::append(\"scores\", #{ score: 1.5 });\nresults::append(\"scores\", #{ score: 2.0 });\nresults::append(\"scores\", #{ score: \"high\" });\n");
+    let run = project.host(&["run", "scripts/conflict.rhai", "--run-id", "t"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("table `scores`, column `score`, row 3"), "{}", run.stderr);
+}

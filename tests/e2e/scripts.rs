@@ -1,0 +1,187 @@
+//! The scripts the project ships, and what any script can rely on: arguments, scenarios,
+//! imports, tables readable by DuckDB.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::support::{TempProject, duckdb, host_in, repo_root};
+
+#[test]
+fn the_hello_example_writes_a_table_that_duckdb_reads() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let run_dir = out.path().join("hello");
+    let run_dir_text = run_dir.display().to_string();
+    host_in(
+        &repo_root(),
+        &[
+            "run",
+            "scripts/examples/hello.rhai",
+            "--out",
+            &run_dir_text,
+            "--run-id",
+            "e2e",
+            "--",
+            "--repeat",
+            "3",
+            "--label",
+            "demo",
+        ],
+    )
+    .expect_code(0);
+
+    let words = run_dir.join("words.parquet").display().to_string();
+    let count =
+        duckdb(&format!("SELECT count(*) AS n, count(DISTINCT run_id) AS runs, min(run_id) AS run_id FROM '{words}'"));
+    assert_eq!(count["rows"], json!([[15, 1, "e2e"]]));
+
+    let schema = duckdb(&format!("SELECT * FROM '{words}' LIMIT 0"));
+    assert_eq!(
+        schema["columns"],
+        json!([
+            ["run_id", "VARCHAR"],
+            ["is_search", "BOOLEAN"],
+            ["length", "BIGINT"],
+            ["meta", "STRUCT(first_letter VARCHAR, \"label\" VARCHAR)"],
+            ["round", "BIGINT"],
+            ["share", "DOUBLE"],
+            ["topics", "VARCHAR[]"],
+            ["word", "VARCHAR"]
+        ])
+    );
+
+    let value = duckdb(&format!(
+        "SELECT word, length, share, topics, meta.label FROM '{words}' WHERE round = 2 AND word = 'retrieval'"
+    ));
+    assert_eq!(value["rows"], json!([["retrieval", 9, 0.9, ["search", "memory"], "demo"]]));
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).expect("summary.json"))
+            .expect("JSON");
+    assert_eq!(summary["rows"], json!(15));
+    assert!(std::fs::read_to_string(run_dir.join("report.md")).expect("report.md").starts_with("# Hello"));
+}
+
+#[test]
+fn every_shipped_script_compiles() {
+    let root = repo_root();
+    let mut checked = 0;
+    for path in rhai_files(&root.join("scripts")) {
+        let relative = path.strip_prefix(&root).expect("inside the repository").display().to_string();
+        let run = host_in(&root, &["check", &relative]);
+        assert_eq!(run.code, 0, "{relative} does not compile:\n{}", run.stderr);
+        checked += 1;
+    }
+    assert!(checked >= 2, "expected the example and the library, found {checked} scripts");
+}
+
+fn rhai_files(folder: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(folder).expect("read scripts folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(rhai_files(&path));
+        } else if path.extension().is_some_and(|extension| extension == "rhai") {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn arguments_reach_the_script_typed_and_raw() {
+    let project = TempProject::new();
+    project.write(
+        "scripts/args.rhai",
+        r#"results::write_json("seen.json", #{ args: ARGS, argv: ARGV, inside: read_args() });
+fn read_args() { run::args() }
+"#,
+    );
+    project
+        .host(&[
+            "run",
+            "scripts/args.rhai",
+            "--run-id",
+            "a",
+            "--",
+            "--trials",
+            "3",
+            "--dry-run",
+            "--judge-temperature=0.2",
+            "--tag",
+            "x",
+            "--tag",
+            "y",
+        ])
+        .expect_code(0);
+    let seen: serde_json::Value = serde_json::from_str(&project.read("runs/args/a/seen.json")).expect("JSON");
+    let expected_args = json!({"trials": 3, "dry_run": true, "judge_temperature": 0.2, "tag": ["x", "y"]});
+    assert_eq!(seen["args"], expected_args);
+    assert_eq!(seen["inside"], expected_args);
+    assert_eq!(
+        seen["argv"],
+        json!(["--trials", "3", "--dry-run", "--judge-temperature=0.2", "--tag", "x", "--tag", "y"])
+    );
+}
+
+#[test]
+fn the_scenario_is_the_default_one_for_the_script_unless_given() {
+    let project = TempProject::new();
+    project.write("scripts/exp.rhai", "results::write_json(\"scenario.json\", SCENARIO);\n");
+    project.write("scenarios/exp.toml", "name = \"default\"\n[judge]\npasses = 3\n");
+    project.write("scenarios/other.toml", "name = \"other\"\n");
+    project.host(&["run", "scripts/exp.rhai", "--run-id", "default"]).expect_code(0);
+    project
+        .host(&["run", "scripts/exp.rhai", "--run-id", "other", "--scenario", "scenarios/other.toml"])
+        .expect_code(0);
+    let default: serde_json::Value =
+        serde_json::from_str(&project.read("runs/exp/default/scenario.json")).expect("JSON");
+    assert_eq!(default, json!({"name": "default", "judge": {"passes": 3}}));
+    let other: serde_json::Value = serde_json::from_str(&project.read("runs/exp/other/scenario.json")).expect("JSON");
+    assert_eq!(other, json!({"name": "other"}));
+}
+
+#[test]
+fn a_malformed_scenario_is_an_input_error_naming_its_line() {
+    let project = TempProject::new();
+    project.write("scripts/exp.rhai", "let x = 1;\n");
+    project.write("scenarios/exp.toml", "name = \"x\"\npasses = \n");
+    let run = project.host(&["run", "scripts/exp.rhai"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("invalid TOML in `scenarios/exp.toml` at line 2"), "{}", run.stderr);
+}
+
+#[test]
+fn imports_resolve_against_the_scripts_folder_from_any_working_directory() {
+    let project = TempProject::new();
+    project.write("scripts/lib/greet.rhai", "fn hello(name) { `hello ${name}` }\n");
+    project.write(
+        "scripts/deep/nested/exp.rhai",
+        "import \"lib/greet\" as greet;\nresults::write_text(\"out.txt\", greet::hello(\"memory\"));\n",
+    );
+    let elsewhere = tempfile::tempdir().expect("temporary directory");
+    let script = project.path().join("scripts/deep/nested/exp.rhai").display().to_string();
+    host_in(elsewhere.path(), &["run", &script, "--run-id", "n"]).expect_code(0);
+    assert_eq!(project.read("runs/exp/n/out.txt"), "hello memory");
+}
+
+#[test]
+fn print_goes_to_stderr_and_the_run_log_never_to_stdout() {
+    let project = TempProject::new();
+    project.write("scripts/talk.rhai", "print(\"to the person\");\nlog::warn(\"careful\");\n");
+    let run = project.host(&["run", "scripts/talk.rhai", "--run-id", "t"]);
+    run.expect_code(0);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("to the person\nwarning: careful\n"), "{}", run.stderr);
+    let log = project.read("runs/talk/t/run.log");
+    assert!(log.contains("to the person") && log.contains("warning: careful"), "{log}");
+}
+
+#[test]
+fn the_script_api_reference_is_unchanged() {
+    let project = TempProject::new();
+    let run = project.host(&["api"]);
+    run.expect_code(0);
+    insta::assert_snapshot!(run.stdout);
+}

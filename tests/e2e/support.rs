@@ -1,0 +1,122 @@
+//! What every end-to-end test needs: a throwaway project, the real `host` binary run in it,
+//! stable text for snapshots, and DuckDB (through its Python package) to read results.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The repository root (where `scripts/`, `fixtures/` and `tests/` are).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the host crate sits in the repository root").to_path_buf()
+}
+
+/// A temporary project: a folder with `scripts/`, into which tests write files.
+pub struct TempProject {
+    pub dir: tempfile::TempDir,
+}
+
+impl TempProject {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        std::fs::create_dir_all(dir.path().join("scripts/lib")).expect("scripts folder");
+        TempProject { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, relative: &str, content: &str) -> &Self {
+        let path = self.dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().expect("a parent folder")).expect("parent folder");
+        std::fs::write(path, content).expect("write a project file");
+        self
+    }
+
+    /// Runs `host` with `args` in the project folder.
+    pub fn host(&self, args: &[&str]) -> Run {
+        host_in(self.dir.path(), args)
+    }
+
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(relative)).expect("read a project file")
+    }
+}
+
+/// Runs the real binary with plain output, as CI sees it.
+pub fn host_in(cwd: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(args)
+        .current_dir(cwd)
+        .env("CI", "1")
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run the host binary");
+    Run::from(output)
+}
+
+/// A finished `host` process.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(output: Output) -> Self {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+impl Run {
+    /// Panics with the process output unless it exited with `code`.
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(self.code, code, "unexpected exit code\n--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr);
+        self
+    }
+}
+
+/// Replaces what changes from run to run (ids, times, temp paths, hashes) with fixed words.
+pub fn stable(text: &str, project: &Path) -> String {
+    let mut text =
+        text.replace(env!("CARGO_BIN_EXE_host"), "[HOST]").replace(&project.display().to_string(), "[PROJECT]");
+    if let Ok(canonical) = project.canonicalize() {
+        text = text.replace(&canonical.display().to_string(), "[PROJECT]");
+    }
+    let patterns = [
+        (r"\b\d{8}-\d{6}\b", "[RUN_ID]"),
+        (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", "[TIME]"),
+        (r"in \d+\.\d+s", "in [SECONDS]s"),
+        (r#""duration_seconds": \d+(\.\d+)?"#, r#""duration_seconds": [SECONDS]"#),
+        (r"\b[0-9a-f]{64}\b", "[SHA256]"),
+        (r"\b[0-9a-f]{40}\b", "[COMMIT]"),
+    ];
+    for (pattern, replacement) in patterns {
+        text = regex_lite::Regex::new(pattern).expect("a valid pattern").replace_all(&text, replacement).into_owned();
+    }
+    text
+}
+
+/// The Python that has DuckDB: `HOST_TEST_PYTHON` (set by `tests/run`), else `python3`.
+fn python() -> String {
+    std::env::var("HOST_TEST_PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+/// Runs `sql` in DuckDB and returns `{"columns": [[name, type]...], "rows": [[...]...]}`.
+pub fn duckdb(sql: &str) -> Value {
+    let script = repo_root().join("tests/duckdb_query.py");
+    let output = Command::new(python()).arg(script).arg(sql).output().expect("run python for DuckDB");
+    assert!(
+        output.status.success(),
+        "DuckDB query failed (run the suite with `tests/run`, which installs the duckdb package)\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("DuckDB helper prints JSON")
+}
