@@ -63,6 +63,37 @@ fn the_hello_example_writes_a_table_that_duckdb_reads() {
 }
 
 #[test]
+fn the_hello_example_takes_its_defaults_from_its_scenario() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let out_text = out.path().join("run").display().to_string();
+    host_in(&repo_root(), &["run", "scripts/examples/hello.rhai", "--out", &out_text]).expect_code(0);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("run/manifest.json")).expect("manifest"))
+            .expect("JSON");
+    assert_eq!(manifest["scenario"]["path"], "scenarios/hello.toml");
+    assert_eq!(manifest["tables"][0]["rows"], 10, "scenarios/hello.toml repeats the five words twice");
+}
+
+#[test]
+fn every_scenario_parses_and_belongs_to_a_shipped_script() {
+    let root = repo_root();
+    let scripts: Vec<String> = rhai_files(&root.join("scripts"))
+        .iter()
+        .filter_map(|path| path.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
+        .collect();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(root.join("scenarios")).expect("scenarios folder").flatten() {
+        let path = entry.path();
+        let text = std::fs::read_to_string(&path).expect("read scenario");
+        assert!(text.parse::<toml::Table>().is_ok(), "{} is not valid TOML", path.display());
+        let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+        assert!(scripts.contains(&stem), "{} names no script in scripts/", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 1);
+}
+
+#[test]
 fn every_shipped_script_compiles() {
     let root = repo_root();
     let mut checked = 0;
@@ -184,4 +215,21 @@ fn the_script_api_reference_is_unchanged() {
     let run = project.host(&["api"]);
     run.expect_code(0);
     insta::assert_snapshot!(run.stdout);
+}
+
+#[test]
+fn a_declared_table_keeps_its_column_order_and_types() {
+    let project = TempProject::new();
+    project.write(
+        "scripts/declared.rhai",
+        "results::declare(\"scores\", [[\"prompt\", \"string\"], [\"score\", \"float\"], [\"tags\", \"list<string>\"]]);\nresults::append(\"scores\", #{ prompt: \"F1\", score: 3, tags: [] });\n",
+    );
+    project.host(&["run", "scripts/declared.rhai", "--run-id", "d"]).expect_code(0);
+    let table = project.path().join("runs/declared/d/scores.parquet").display().to_string();
+    let result = duckdb(&format!("SELECT * FROM '{table}'"));
+    assert_eq!(
+        result["columns"],
+        json!([["run_id", "VARCHAR"], ["prompt", "VARCHAR"], ["score", "DOUBLE"], ["tags", "VARCHAR[]"]])
+    );
+    assert_eq!(result["rows"], json!([["d", "F1", 3.0, []]]));
 }

@@ -20,16 +20,17 @@ pub fn module(results: Arc<dyn Results>) -> Module {
     let sink = results.clone();
     function(
         "declare",
-        &["table: &str", "columns: Map", "()"],
+        &["table: &str", "columns: Dynamic", "()"],
         "
 Fixes a table's columns before its first row. Types: \"int\", \"float\", \"bool\", \"string\",
-\"list<T>\", or a map for a nested struct. Without a declaration the columns are inferred from
-the first 1024 rows. Columns come out in name order, after `run_id`.
-Example: `results::declare(\"scores\", #{ prompt: \"string\", score: \"float\", tags: \"list<string>\" });`",
+\"list<T>\", or a map for a nested struct. A map gives its columns in name order; an array of
+`[name, type]` pairs keeps the order written. Without a declaration the columns are inferred
+from the first 1024 rows, in name order. `run_id` always comes first.
+Example: `results::declare(\"scores\", [[\"prompt\", \"string\"], [\"score\", \"float\"], [\"tags\", \"list<string>\"]]);`",
     )
     .with_volatility(true)
-    .set_into_module(&mut module, move |context: NativeCallContext, table: &str, columns: Map| -> Result<()> {
-        sink.declare(table, &json(&Dynamic::from_map(columns))?).map_err(|error| script_error(&context, &error))
+    .set_into_module(&mut module, move |context: NativeCallContext, table: &str, columns: Dynamic| -> Result<()> {
+        sink.declare(table, &json(&columns)?).map_err(|error| script_error(&context, &error))
     });
 
     let sink = results.clone();
