@@ -91,3 +91,70 @@ fn a_type_conflict_names_the_table_column_and_row() {
     run.expect_code(2);
     assert!(run.stderr.contains("table `scores`, column `score`, row 3"), "{}", run.stderr);
 }
+
+#[test]
+fn ctrl_c_stops_the_script_keeps_its_rows_and_marks_the_run_interrupted() {
+    let project = TempProject::new();
+    project.write(
+        "scripts/endless.rhai",
+        "let i = 0;\nloop {\n    results::append(\"ticks\", #{ i: i });\n    i += 1;\n}\n",
+    );
+    // The operation limit is only a safety net so that a lost signal cannot hang the suite.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(["run", "scripts/endless.rhai", "--run-id", "i", "--max-operations", "500000000"])
+        .current_dir(project.path())
+        .env("CI", "1")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start host");
+    let manifest_path = project.path().join("runs/endless/i/manifest.json");
+    let table_path = project.path().join("runs/endless/i/.ticks.parquet.partial");
+    for _ in 0..200 {
+        if manifest_path.exists() && table_path.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let signal = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("run kill");
+    assert!(signal.success());
+    let run = crate::support::Run::from(child.wait_with_output().expect("wait for host"));
+    run.expect_code(2);
+    let manifest = manifest(&project, "runs/endless/i/manifest.json");
+    assert_eq!(manifest["status"], "interrupted", "{}", run.stderr);
+    let rows = manifest["tables"][0]["rows"].as_u64().expect("a row count");
+    assert!(rows > 0, "rows appended before Ctrl-C are kept");
+    let table = project.path().join("runs/endless/i/ticks.parquet").display().to_string();
+    let counted = crate::support::duckdb(&format!("SELECT count(*) FROM '{table}'"));
+    assert_eq!(counted["rows"][0][0], rows);
+}
+
+#[test]
+fn the_manifest_records_the_git_commit_and_whether_the_tree_was_dirty() {
+    let project = TempProject::new();
+    project.write("scripts/exp.rhai", "results::write_text(\"x.txt\", \"x\");\n");
+    project.write(".gitignore", "runs/\n");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(project.path())
+            .output()
+            .expect("run git");
+        assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
+        String::from_utf8_lossy(&status.stdout).trim().to_string()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "experiment"]);
+    let commit = git(&["rev-parse", "HEAD"]);
+
+    project.host(&["run", "scripts/exp.rhai", "--run-id", "clean"]).expect_code(0);
+    let clean = manifest(&project, "runs/exp/clean/manifest.json");
+    assert_eq!(clean["host"]["git"], serde_json::json!({"commit": commit, "dirty": false}));
+
+    project.write("scripts/exp.rhai", "results::write_text(\"x.txt\", \"changed\");\n");
+    project.host(&["run", "scripts/exp.rhai", "--run-id", "dirty"]).expect_code(0);
+    let dirty = manifest(&project, "runs/exp/dirty/manifest.json");
+    assert_eq!(dirty["host"]["git"]["dirty"], true);
+}
