@@ -1,18 +1,13 @@
 //! `host api`: the script API reference, generated from the registered functions themselves,
 //! so it cannot drift from what scripts can call.
 
-use std::sync::Arc;
 
 use anyhow::Context;
 use serde_json::Value;
 
-use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
-use crate::capabilities::results::RunResults;
-use crate::capabilities::run::RunInfo;
 use crate::cli::ApiArgs;
-use crate::console::{Console, Style};
 
-use super::{Outcome, capabilities};
+use super::{Outcome, scratch_capabilities};
 
 pub fn api(args: &ApiArgs) -> anyhow::Result<Outcome> {
     let text = if args.json { metadata_json()? } else { reference()? };
@@ -22,19 +17,8 @@ pub fn api(args: &ApiArgs) -> anyhow::Result<Outcome> {
 
 /// Rhai's JSON metadata for the host's namespaces (standard library excluded).
 pub fn metadata_json() -> anyhow::Result<String> {
-    let scratch = tempfile::tempdir()?;
-    let console = Arc::new(Console::new(Style::Plain, false));
-    let files = Arc::new(SandboxFiles::new(ReadPolicy::new(scratch.path())?));
-    let results = Arc::new(RunResults::new(scratch.path(), "api")?);
-    let info = RunInfo {
-        id: "api".into(),
-        experiment: "api".into(),
-        dir: scratch.path().to_path_buf(),
-        args: serde_json::json!({}),
-        argv: Vec::new(),
-        scenario: None,
-    };
-    let capabilities = capabilities(&console, files, results, info);
+    let root = std::env::current_dir().context("cannot read the working directory")?;
+    let (_scratch, _files, capabilities) = scratch_capabilities(&root, false)?;
     let mut engine = rhai::Engine::new_raw();
     capabilities.register_rhai(&mut engine);
     engine.gen_fn_metadata_to_json(false).context("cannot describe the script API")

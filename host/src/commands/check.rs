@@ -2,34 +2,18 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
-use crate::capabilities::results::RunResults;
-use crate::capabilities::run::RunInfo;
 use crate::cli::CheckArgs;
-use crate::console::{Console, Style};
 use crate::project::Project;
 use crate::script::{self, Diagnostic, ProjectResolver, Sources};
 
-use super::{Outcome, capabilities, read_script};
+use super::{Outcome, read_script, scratch_capabilities};
 
 pub fn check(args: &CheckArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let (path, text) = read_script(&args.script)?;
     let project = Project::of_script(&path)?;
     let shown = project.display(&path);
-    // Module top-level code runs while imports are resolved; anything it writes lands here.
-    let scratch = tempfile::tempdir()?;
-    let console = Arc::new(Console::new(Style::Plain, verbose));
-    let files = Arc::new(SandboxFiles::new(ReadPolicy::new(&project.root)?));
-    let results = Arc::new(RunResults::new(scratch.path(), "check")?);
-    let info = RunInfo {
-        id: "check".into(),
-        experiment: "check".into(),
-        dir: scratch.path().to_path_buf(),
-        args: serde_json::json!({}),
-        argv: Vec::new(),
-        scenario: None,
-    };
-    let capabilities = capabilities(&console, files.clone(), results, info);
+    // Module top-level code runs while imports are resolved; what it writes is thrown away.
+    let (_scratch, files, capabilities) = scratch_capabilities(&project.root, verbose)?;
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);
     let collected = Arc::new(Mutex::new(Vec::new()));

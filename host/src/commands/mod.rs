@@ -11,7 +11,7 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use crate::capabilities::Capabilities;
-use crate::capabilities::fs::SandboxFiles;
+use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::log::ConsoleLog;
 use crate::capabilities::progress::ConsoleProgress;
 use crate::capabilities::results::RunResults;
@@ -53,6 +53,29 @@ pub fn capabilities(
         progress: Arc::new(ConsoleProgress::new(console.clone())),
         run: Arc::new(run),
     }
+}
+
+/// Capabilities for commands that compile or describe scripts without a run (`check`, `api`):
+/// reads are confined to `root`, and anything written lands in a scratch directory that is
+/// removed when the returned guard drops.
+pub fn scratch_capabilities(
+    root: &Path,
+    verbose: bool,
+) -> anyhow::Result<(tempfile::TempDir, Arc<SandboxFiles>, Capabilities)> {
+    let scratch = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let console = Arc::new(Console::new(crate::console::Style::Plain, verbose));
+    let files = Arc::new(SandboxFiles::new(ReadPolicy::new(root)?));
+    let results = Arc::new(RunResults::new(scratch.path(), "scratch")?);
+    let info = RunInfo {
+        id: "scratch".into(),
+        experiment: "scratch".into(),
+        dir: scratch.path().to_path_buf(),
+        args: serde_json::json!({}),
+        argv: Vec::new(),
+        scenario: None,
+    };
+    let capabilities = capabilities(&console, files.clone(), results, info);
+    Ok((scratch, files, capabilities))
 }
 
 /// A script's path and text, read with an error that names it.

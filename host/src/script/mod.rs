@@ -6,7 +6,6 @@
 mod diagnostic;
 mod resolver;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -97,9 +96,4 @@ pub fn compile(engine: &Engine, scope: &Scope, shown: &str, source: &str) -> Res
     let mut ast = engine.compile_with_scope(scope, source).map_err(|error| -> Box<EvalAltResult> { error.into() })?;
     ast.set_source(shown);
     Ok(ast)
-}
-
-/// The path shown for a script: relative to the project root when inside it.
-pub fn shown_path(project: &crate::project::Project, path: &Path) -> String {
-    project.display(path)
 }
