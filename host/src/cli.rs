@@ -73,9 +73,49 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = crate::script::Limits::default().max_operations)]
     pub max_operations: u64,
 
+    #[command(flatten)]
+    pub llm: LlmArgs,
+
     /// Arguments for the script, after `--`
     #[arg(last = true, value_name = "SCRIPT ARGS")]
     pub script_args: Vec<String>,
+}
+
+/// How `llm::` calls are made, cached and paid for.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "LLM calls")]
+pub struct LlmArgs {
+    /// Replay recorded answers only; a call that was never recorded is an error, and nothing goes to the network
+    #[arg(long)]
+    pub offline: bool,
+
+    /// How the record/replay cache is used
+    #[arg(long, value_name = "MODE", value_enum, default_value = "read-write")]
+    pub llm_cache: crate::capabilities::llm::CacheMode,
+
+    /// Where answers are recorded [default: $HOST_CACHE_DIR/llm, else ~/.cache/host/llm]
+    #[arg(long, value_name = "DIR")]
+    pub llm_cache_dir: Option<PathBuf>,
+
+    /// Stop making new calls once this many US dollars were spent in this run
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+
+    /// Requests in flight per provider, across all of the script's calls
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub llm_concurrency: usize,
+
+    /// Requests per minute per provider [default: no limit]
+    #[arg(long, value_name = "N")]
+    pub llm_rpm: Option<std::num::NonZeroU32>,
+
+    /// Tokens per minute per provider, estimated before each call [default: no limit]
+    #[arg(long, value_name = "N")]
+    pub llm_tpm: Option<std::num::NonZeroU32>,
+
+    /// Prices per million tokens (TOML, see host/src/capabilities/llm/pricing.toml) [default: built in]
+    #[arg(long, value_name = "FILE")]
+    pub llm_pricing: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

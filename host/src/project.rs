@@ -47,6 +47,16 @@ impl Project {
     }
 }
 
+/// Where host keeps caches shared between runs and projects (LLM answers, later embeddings and
+/// model weights): `$HOST_CACHE_DIR`, else `$XDG_CACHE_HOME/host`, else `~/.cache/host`.
+pub fn cache_root() -> PathBuf {
+    let from = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty()).map(PathBuf::from);
+    from("HOST_CACHE_DIR")
+        .or_else(|| from("XDG_CACHE_HOME").map(|cache| cache.join("host")))
+        .or_else(|| from("HOME").map(|home| home.join(".cache/host")))
+        .unwrap_or_else(|| std::env::temp_dir().join("host-cache"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,8 @@
 
 mod cli;
 mod errors;
+mod fake_llm;
+mod llm;
 mod manifest;
 mod scripts;
 mod support;

@@ -10,6 +10,7 @@
 
 pub mod fs;
 pub mod json;
+pub mod llm;
 pub mod log;
 pub mod progress;
 pub mod results;
@@ -26,7 +27,10 @@ pub struct Capabilities {
     pub results: Arc<dyn results::Results>,
     pub log: Arc<dyn log::Log>,
     pub progress: Arc<dyn progress::Progress>,
+    pub llm: Arc<dyn llm::Llm>,
     pub run: Arc<run::RunInfo>,
+    /// Where async capabilities (`llm`) run; scripts block on it from their own thread.
+    pub runtime: tokio::runtime::Handle,
 }
 
 impl std::fmt::Debug for Capabilities {
@@ -45,6 +49,7 @@ impl Capabilities {
             ("results", results::rhai::module(self.results.clone())),
             ("log", log::rhai::module(self.log.clone())),
             ("progress", progress::rhai::module(self.progress.clone())),
+            ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),
         ]
     }
 

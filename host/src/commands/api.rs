@@ -1,7 +1,6 @@
 //! `host api`: the script API reference, generated from the registered functions themselves,
 //! so it cannot drift from what scripts can call.
 
-
 use anyhow::Context;
 use serde_json::Value;
 
@@ -18,9 +17,9 @@ pub fn api(args: &ApiArgs) -> anyhow::Result<Outcome> {
 /// Rhai's JSON metadata for the host's namespaces (standard library excluded).
 pub fn metadata_json() -> anyhow::Result<String> {
     let root = std::env::current_dir().context("cannot read the working directory")?;
-    let (_scratch, _files, capabilities) = scratch_capabilities(&root, false)?;
+    let scratch = scratch_capabilities(&root, false)?;
     let mut engine = rhai::Engine::new_raw();
-    capabilities.register_rhai(&mut engine);
+    scratch.capabilities.register_rhai(&mut engine);
     engine.gen_fn_metadata_to_json(false).context("cannot describe the script API")
 }
 

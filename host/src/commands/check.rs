@@ -13,13 +13,14 @@ pub fn check(args: &CheckArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let project = Project::of_script(&path)?;
     let shown = project.display(&path);
     // Module top-level code runs while imports are resolved; what it writes is thrown away.
-    let (_scratch, files, capabilities) = scratch_capabilities(&project.root, verbose)?;
+    let scratch = scratch_capabilities(&project.root, verbose)?;
+    let (files, capabilities) = (scratch.files.clone(), &scratch.capabilities);
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);
     let collected = Arc::new(Mutex::new(Vec::new()));
     let resolver = ProjectResolver::collecting(project.clone(), files, sources.clone(), collected.clone());
-    let engine = script::engine(&capabilities, resolver, script::Limits::default(), Default::default());
-    let scope = script::scope(&capabilities).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let engine = script::engine(capabilities, resolver, script::Limits::default(), Default::default());
+    let scope = script::scope(capabilities).map_err(|error| anyhow::anyhow!("{error}"))?;
 
     let mut diagnostics = Vec::new();
     if let Err(error) = engine.compile_into_self_contained(&scope, &text) {

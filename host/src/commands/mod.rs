@@ -4,19 +4,13 @@
 pub mod api;
 pub mod check;
 pub mod run;
+mod setup;
+
+pub use setup::{Ingredients, Scratch, capabilities, llm_settings, runtime, scratch_capabilities};
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::Context;
-
-use crate::capabilities::Capabilities;
-use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
-use crate::capabilities::log::ConsoleLog;
-use crate::capabilities::progress::ConsoleProgress;
-use crate::capabilities::results::RunResults;
-use crate::capabilities::run::RunInfo;
-use crate::console::Console;
 
 /// How a command ended, when it got far enough to say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,45 +31,6 @@ impl Outcome {
             Outcome::Failed => 2,
         }
     }
-}
-
-/// The capabilities of a run, on the real console and file system.
-pub fn capabilities(
-    console: &Arc<Console>,
-    files: Arc<SandboxFiles>,
-    results: Arc<RunResults>,
-    run: RunInfo,
-) -> Capabilities {
-    Capabilities {
-        files,
-        results,
-        log: Arc::new(ConsoleLog::new(console.clone())),
-        progress: Arc::new(ConsoleProgress::new(console.clone())),
-        run: Arc::new(run),
-    }
-}
-
-/// Capabilities for commands that compile or describe scripts without a run (`check`, `api`):
-/// reads are confined to `root`, and anything written lands in a scratch directory that is
-/// removed when the returned guard drops.
-pub fn scratch_capabilities(
-    root: &Path,
-    verbose: bool,
-) -> anyhow::Result<(tempfile::TempDir, Arc<SandboxFiles>, Capabilities)> {
-    let scratch = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let console = Arc::new(Console::new(crate::console::Style::Plain, verbose));
-    let files = Arc::new(SandboxFiles::new(ReadPolicy::new(root)?));
-    let results = Arc::new(RunResults::new(scratch.path(), "scratch")?);
-    let info = RunInfo {
-        id: "scratch".into(),
-        experiment: "scratch".into(),
-        dir: scratch.path().to_path_buf(),
-        args: serde_json::json!({}),
-        argv: Vec::new(),
-        scenario: None,
-    };
-    let capabilities = capabilities(&console, files.clone(), results, info);
-    Ok((scratch, files, capabilities))
 }
 
 /// A script's path and text, read with an error that names it.

@@ -21,7 +21,7 @@ use crate::project::Project;
 use crate::run::{self, FileRecord, GitState, Manifest, Status, TableRecord};
 use crate::script::{self, Diagnostic, Limits, ProjectResolver, Sources};
 
-use super::{Outcome, capabilities, read_script};
+use super::{Ingredients, Outcome, capabilities, read_script};
 
 pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let console = Arc::new(Console::new(Style::detect(), verbose));
@@ -66,13 +66,17 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         scenario: scenario.as_ref().map(|(value, _)| value.clone()),
     };
     let limits = Limits { max_operations: args.max_operations, ..Limits::default() };
+    let llm_settings = super::llm_settings(&args.llm)?;
+    let runtime = super::runtime()?;
+    let parts =
+        Ingredients { console: &console, files: files.clone(), llm: &llm_settings, runtime: runtime.handle().clone() };
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);
 
     // Compile against throwaway capabilities: the run directory does not exist yet.
     let ast = {
         let results = Arc::new(RunResults::new(staging.path(), &run_id)?);
-        let capabilities = capabilities(&console, files.clone(), results, info(staging.path()));
+        let capabilities = capabilities(&parts, results, info(staging.path()))?;
         let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
         let engine = script::engine(&capabilities, resolver, limits, Default::default());
         let scope = script::scope(&capabilities).map_err(|error| anyhow::anyhow!("{error}"))?;
@@ -89,7 +93,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let dir = fs_err::canonicalize(&dir)?;
     console.attach_log_file(&dir.join("run.log")).context("cannot create run.log")?;
     let results = Arc::new(RunResults::new(&dir, &run_id)?);
-    let capabilities = capabilities(&console, files.clone(), results.clone(), info(&dir));
+    let capabilities = capabilities(&parts, results.clone(), info(&dir))?;
 
     let mut manifest = Manifest::new(
         &run_id,

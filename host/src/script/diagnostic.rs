@@ -113,7 +113,7 @@ fn leaf_message(error: &EvalAltResult) -> String {
             Ok(text) => text.to_string(),
             Err(_) => value.to_string(),
         },
-        EvalAltResult::ErrorTerminated(..) => "interrupted".to_string(),
+        EvalAltResult::ErrorTerminated(value, _) => value.to_string(),
         other => {
             let text = other.to_string();
             let suffix = format!(" ({})", other.position());

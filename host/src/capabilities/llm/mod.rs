@@ -1,0 +1,158 @@
+//! The `llm` capability: chat completions from OpenAI-compatible servers and Anthropic.
+//!
+//! One async trait, [`Llm`]. Providers implement it over HTTP; every policy is a wrapper that
+//! implements it too, so scripts and guests get the same behaviour. The stack, outermost first:
+//! [`MeteredLlm`] (budget, call log, cost) → [`CachedLlm`] (record/replay) → [`LimitedLlm`]
+//! (concurrency, requests and tokens per minute) → [`RetryingLlm`] (backoff, `Retry-After`) →
+//! [`ProviderRouter`] → [`OpenAiLlm`] / [`AnthropicLlm`].
+
+mod anthropic;
+mod cache;
+mod config;
+mod error;
+mod http;
+mod limits;
+mod metered;
+mod openai;
+mod pricing;
+mod retry;
+pub mod rhai;
+mod router;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use anthropic::AnthropicLlm;
+pub use cache::{CacheMode, CachedLlm};
+pub use config::{ApiKey, Endpoint, LlmConfig};
+pub use error::{ErrorKind, LlmError};
+pub use limits::{LimitedLlm, RateLimits};
+pub use metered::MeteredLlm;
+pub use openai::OpenAiLlm;
+pub use pricing::{Price, Pricing};
+pub use retry::{RetryPolicy, RetryingLlm};
+pub use router::ProviderRouter;
+
+/// Defaults from the original benchmark's generic LLM call.
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+pub const DEFAULT_TEMPERATURE: f64 = 0.0;
+pub const DEFAULT_TIMEOUT_SECONDS: f64 = 60.0;
+
+/// One chat message.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    pub content: String,
+}
+
+/// What a script or guest asks for. Only `messages` is required.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ChatRequest {
+    /// `openai:<model>`, `anthropic:<model>`, or a bare name for the OpenAI-compatible server;
+    /// default `LLM_MODEL` (or `JUDGE_MODEL` when `role` is `judge`).
+    #[serde(default)]
+    pub model: Option<String>,
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Tells otherwise identical calls apart in the cache (judge pass 1, 2, 3, ...).
+    #[serde(default)]
+    pub key: Option<String>,
+    /// What the call is for (`extractor`, `answerer`, `judge`, ...): recorded in `llm_calls`;
+    /// `judge` also selects the `JUDGE_*` settings.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// Seconds before the call is abandoned (and retried); default 60.
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+}
+
+impl ChatRequest {
+    /// The content-address of this call: provider, model, messages, sampling and `key`. Role
+    /// and timeout do not change the answer, so they are not part of it.
+    pub fn fingerprint(&self) -> String {
+        let identity = serde_json::json!({
+            "model": self.model,
+            "messages": self.messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "key": self.key,
+        });
+        hex::encode(Sha256::digest(identity.to_string().as_bytes()))
+    }
+
+    /// A stable id for logs and tables: the first 16 hex digits of the fingerprint.
+    pub fn call_id(&self) -> String {
+        self.fingerprint().chars().take(16).collect()
+    }
+
+    pub fn timeout(&self) -> std::time::Duration {
+        let seconds = self.timeout_s.filter(|seconds| seconds.is_finite() && *seconds > 0.0);
+        std::time::Duration::from_secs_f64(seconds.unwrap_or(DEFAULT_TIMEOUT_SECONDS))
+    }
+
+    /// `(provider, model)` of a normalised request (`openai:gpt-4o-mini` → `("openai", "gpt-4o-mini")`).
+    pub fn provider_and_model(&self) -> (&str, &str) {
+        let model = self.model.as_deref().unwrap_or_default();
+        model.split_once(':').unwrap_or(("openai", model))
+    }
+}
+
+/// Token counts as the provider reported them.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// A model's answer and what it took.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ChatResponse {
+    pub text: String,
+    pub usage: Usage,
+    pub latency_ms: u64,
+    pub provider: String,
+    pub model: String,
+    pub call_id: String,
+    /// Served from the record/replay cache, without a request.
+    pub cached: bool,
+    pub retries: u32,
+}
+
+/// Chat completions. Object safe; providers and policies implement it alike.
+#[async_trait::async_trait]
+pub trait Llm: Send + Sync {
+    async fn chat(&self, request: ChatRequest) -> Result<ChatResponse, LlmError>;
+}
+
+/// Everything that shapes the stack besides the environment.
+#[derive(Debug, Clone)]
+pub struct LlmSettings {
+    pub cache_dir: std::path::PathBuf,
+    pub cache_mode: CacheMode,
+    pub limits: RateLimits,
+    pub retry: RetryPolicy,
+    pub max_cost: Option<f64>,
+    pub pricing: Pricing,
+}
+
+/// The full stack, outermost first: metered → cached → limited → retrying → provider router.
+pub fn stack(
+    config: LlmConfig,
+    settings: &LlmSettings,
+    results: std::sync::Arc<dyn crate::capabilities::results::Results>,
+    log: std::sync::Arc<dyn crate::capabilities::log::Log>,
+) -> Result<std::sync::Arc<dyn Llm>, reqwest::Error> {
+    use std::sync::Arc;
+    let client = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)).build()?;
+    let router: Arc<dyn Llm> = Arc::new(ProviderRouter::new(&config, client));
+    let retrying: Arc<dyn Llm> = Arc::new(RetryingLlm::new(router, settings.retry));
+    let limited: Arc<dyn Llm> = Arc::new(LimitedLlm::new(retrying, settings.limits));
+    let cached: Arc<dyn Llm> = Arc::new(CachedLlm::new(limited, &settings.cache_dir, settings.cache_mode, log.clone()));
+    Ok(Arc::new(MeteredLlm::new(cached, config, settings.pricing.clone(), settings.max_cost, results, log)))
+}

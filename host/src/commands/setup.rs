@@ -1,0 +1,117 @@
+//! Building the capabilities a command gives its script: the real ones for `run`, and scratch
+//! ones (writing to a throwaway folder, no LLM spending) for `check` and `api`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::capabilities::Capabilities;
+use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
+use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
+use crate::capabilities::log::{ConsoleLog, Log};
+use crate::capabilities::progress::ConsoleProgress;
+use crate::capabilities::results::RunResults;
+use crate::capabilities::run::RunInfo;
+use crate::cli::LlmArgs;
+use crate::console::{Console, Style};
+
+/// The parts shared by every set of capabilities of one command.
+pub struct Ingredients<'a> {
+    pub console: &'a Arc<Console>,
+    pub files: Arc<SandboxFiles>,
+    pub llm: &'a LlmSettings,
+    pub runtime: tokio::runtime::Handle,
+}
+
+/// The capabilities of a run, on the real console, file system and network.
+pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunInfo) -> anyhow::Result<Capabilities> {
+    let log: Arc<dyn Log> = Arc::new(ConsoleLog::new(parts.console.clone()));
+    let llm = llm::stack(LlmConfig::from_env(), parts.llm, results.clone(), log.clone())
+        .context("cannot set up the HTTP client for LLM calls")?;
+    Ok(Capabilities {
+        files: parts.files.clone(),
+        results,
+        log,
+        progress: Arc::new(ConsoleProgress::new(parts.console.clone())),
+        llm,
+        run: Arc::new(run),
+        runtime: parts.runtime.clone(),
+    })
+}
+
+/// The async runtime for network capabilities: two workers, as the machine has two cores.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("host-io")
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// LLM settings from the command line.
+pub fn llm_settings(args: &LlmArgs) -> anyhow::Result<LlmSettings> {
+    let pricing = match &args.llm_pricing {
+        Some(path) => {
+            let text = fs_err::read_to_string(path)?;
+            Pricing::parse(&text).with_context(|| format!("invalid pricing table `{}`", path.display()))?
+        }
+        None => Pricing::built_in(),
+    };
+    if let Some(cost) = args.max_cost
+        && !(cost.is_finite() && cost >= 0.0)
+    {
+        anyhow::bail!("`--max-cost` must be a non-negative number of dollars, got {cost}");
+    }
+    Ok(LlmSettings {
+        cache_dir: args.llm_cache_dir.clone().unwrap_or_else(|| crate::project::cache_root().join("llm")),
+        cache_mode: if args.offline { CacheMode::Offline } else { args.llm_cache },
+        limits: RateLimits {
+            concurrency: args.llm_concurrency.max(1),
+            requests_per_minute: args.llm_rpm,
+            tokens_per_minute: args.llm_tpm,
+        },
+        retry: RetryPolicy::default(),
+        max_cost: args.max_cost,
+        pricing,
+    })
+}
+
+/// Capabilities that write nowhere that lasts; keep it alive while they are used.
+pub struct Scratch {
+    _dir: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+    pub files: Arc<SandboxFiles>,
+    pub capabilities: Capabilities,
+}
+
+/// Capabilities for commands that compile or describe scripts without a run (`check`, `api`):
+/// reads are confined to `root`, writes land in a scratch folder removed on drop, and the LLM
+/// budget is zero, so module code run while resolving imports cannot spend anything.
+pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratch> {
+    let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let console = Arc::new(Console::new(Style::Plain, verbose));
+    let files = Arc::new(SandboxFiles::new(ReadPolicy::new(root)?));
+    let llm = LlmSettings {
+        cache_dir: dir.path().join("llm"),
+        cache_mode: CacheMode::Off,
+        limits: RateLimits::default(),
+        retry: RetryPolicy::default(),
+        max_cost: Some(0.0),
+        pricing: Pricing::default(),
+    };
+    let parts = Ingredients { console: &console, files: files.clone(), llm: &llm, runtime: runtime.handle().clone() };
+    let results = Arc::new(RunResults::new(dir.path(), "scratch")?);
+    let info = RunInfo {
+        id: "scratch".into(),
+        experiment: "scratch".into(),
+        dir: dir.path().to_path_buf(),
+        args: serde_json::json!({}),
+        argv: Vec::new(),
+        scenario: None,
+    };
+    let capabilities = capabilities(&parts, results, info)?;
+    Ok(Scratch { _dir: dir, _runtime: runtime, files, capabilities })
+}
