@@ -48,6 +48,8 @@ struct Script {
     always: Option<Fault>,
     latency: Duration,
     seen: Vec<Seen>,
+    in_flight: usize,
+    most_in_flight: usize,
 }
 
 #[derive(Clone)]
@@ -97,10 +99,14 @@ impl FakeLlm {
         self
     }
 
-    #[allow(dead_code, reason = "used by the LLM throughput benchmark, which shares this file")]
     pub fn latency(&self, latency: Duration) -> &Self {
         self.script.lock().expect("script").latency = latency;
         self
+    }
+
+    /// The most requests the server was answering at one time.
+    pub fn most_in_flight(&self) -> usize {
+        self.script.lock().expect("script").most_in_flight
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -167,9 +173,12 @@ async fn respond(
             prompt: prompt.clone(),
         });
         let queued = script.faults.get_mut(&prompt).and_then(|faults| (!faults.is_empty()).then(|| faults.remove(0)));
+        script.in_flight += 1;
+        script.most_in_flight = script.most_in_flight.max(script.in_flight);
         (queued.or_else(|| script.always.clone()), script.latency)
     };
     tokio::time::sleep(latency).await;
+    script.lock().expect("script").in_flight -= 1;
     let content = answer(&prompt, &body);
     match fault {
         None => (StatusCode::OK, axum::Json(content)).into_response(),

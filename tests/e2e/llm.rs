@@ -26,6 +26,10 @@ struct Harness {
 }
 
 fn harness(server: &FakeLlm, mode: CacheMode, max_cost: Option<f64>) -> Harness {
+    harness_with(server, mode, max_cost, RateLimits::default())
+}
+
+fn harness_with(server: &FakeLlm, mode: CacheMode, max_cost: Option<f64>, limits: RateLimits) -> Harness {
     let dir = tempfile::tempdir().expect("temporary directory");
     let base = server.openai_base();
     let anthropic = server.anthropic_base();
@@ -38,7 +42,7 @@ fn harness(server: &FakeLlm, mode: CacheMode, max_cost: Option<f64>) -> Harness 
     let settings = LlmSettings {
         cache_dir: dir.path().join("cache"),
         cache_mode: mode,
-        limits: RateLimits::default(),
+        limits,
         retry: RetryPolicy {
             min_delay: Duration::from_millis(10),
             max_delay: Duration::from_millis(50),
@@ -98,6 +102,25 @@ fn both_protocols_round_trip_with_their_own_headers() {
     assert_eq!(seen[1].headers["anthropic-version"], "2023-06-01");
     assert_eq!(seen[1].body["system"], "be brief", "system messages move to the top-level field");
     assert_eq!(seen[1].body["messages"], json!([{"role": "user", "content": "bonjour"}]));
+}
+
+#[test]
+fn no_more_requests_than_the_provider_limit_are_in_flight() {
+    use futures::StreamExt;
+    let server = FakeLlm::start();
+    server.latency(Duration::from_millis(100));
+    let limits = RateLimits { concurrency: 3, ..RateLimits::default() };
+    let harness = harness_with(&server, CacheMode::Off, None, limits);
+    let requests: Vec<ChatRequest> = (0..12).map(|i| ask(&format!("c{i}"))).collect();
+    let answered = harness.runtime.block_on(
+        futures::stream::iter(requests)
+            .map(|request| harness.llm.chat(request))
+            .buffered(12)
+            .filter(|r| futures::future::ready(r.is_ok()))
+            .count(),
+    );
+    assert_eq!(answered, 12);
+    assert_eq!(server.most_in_flight(), 3);
 }
 
 #[test]
