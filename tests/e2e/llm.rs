@@ -400,3 +400,23 @@ fn a_quota_error_ends_the_run_even_inside_try() {
     let manifest: Value = serde_json::from_str(&project.read("runs/quota/q/manifest.json")).expect("manifest");
     assert_eq!(manifest["status"], "failed");
 }
+
+#[test]
+fn a_corrupt_cache_entry_is_called_again_and_rewritten() {
+    let server = FakeLlm::start();
+    let harness = harness(&server, CacheMode::ReadWrite, None);
+    let recorded = harness.chat(ask("remember me")).expect("recorded");
+    let entries: Vec<std::path::PathBuf> = walk(&harness._dir.path().join("cache"))
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(entries.len(), 1);
+    std::fs::write(&entries[0], b"{\"request\": {\"mess").expect("corrupt the entry");
+    let again = harness.chat(ask("remember me")).expect("called again");
+    assert!(!again.cached);
+    assert_eq!(server.seen().len(), 2);
+    let replayed = harness.chat(ask("remember me")).expect("replayed from the rewritten entry");
+    assert!(replayed.cached);
+    assert_eq!(replayed.text, recorded.text);
+    assert_eq!(server.seen().len(), 2);
+}
