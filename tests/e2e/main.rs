@@ -10,4 +10,5 @@ mod fake_llm;
 mod llm;
 mod manifest;
 mod scripts;
+mod search;
 mod support;

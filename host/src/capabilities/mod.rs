@@ -31,6 +31,7 @@ pub struct Capabilities {
     pub progress: Arc<dyn progress::Progress>,
     pub llm: Arc<dyn llm::Llm>,
     pub embed: Arc<embed::EmbedRouter>,
+    pub search: Arc<dyn search::Search>,
     pub run: Arc<run::RunInfo>,
     /// Where async capabilities (`llm`) run; scripts block on it from their own thread.
     pub runtime: tokio::runtime::Handle,
@@ -54,6 +55,7 @@ impl Capabilities {
             ("progress", progress::rhai::module(self.progress.clone())),
             ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
+            ("search", search::rhai::module(self.search.clone())),
         ]
     }
 
@@ -63,6 +65,7 @@ impl Capabilities {
             engine.register_static_module(name, module.into());
         }
         progress::rhai::register_types(engine);
+        search::rhai::register_types(engine);
     }
 }
 

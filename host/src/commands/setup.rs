@@ -14,6 +14,7 @@ use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::progress::ConsoleProgress;
 use crate::capabilities::results::RunResults;
 use crate::capabilities::run::RunInfo;
+use crate::capabilities::search::LocalSearch;
 use crate::cli::LlmArgs;
 use crate::console::{Console, Style};
 
@@ -40,8 +41,10 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let local = Arc::new(LocalEmbedder::new(parts.model_dir.clone(), cache.clone(), notify));
     let embed = EmbedRouter::new(local, RemoteConfig::from_env(), cache.join("embeddings"), log.clone())
         .context("cannot set up the HTTP client for embeddings")?;
+    let embed = Arc::new(embed);
     Ok(Capabilities {
-        embed: Arc::new(embed),
+        search: Arc::new(LocalSearch::new(embed.clone(), parts.runtime.clone())),
+        embed,
         files: parts.files.clone(),
         results,
         log,

@@ -1,15 +1,104 @@
-//! Pure retrieval algorithms behind the `search` capability: tokenizers, BM25, exact vector
-//! search, score fusion, temporal decay, MMR, chunking and snippets, faithful to OpenClaw's
-//! memory search (shared/reference/openclaw-memory.md) and to the Cortex benchmark's simplified
-//! simulation of it (shared/reference/cortex-benchmark-original.md). No I/O, no Rhai, no async.
+//! The `search` capability: BM25, exact vector search, hybrid fusion, temporal decay, MMR and
+//! chunking, faithful to OpenClaw's memory search (shared/reference/openclaw-memory.md) and to
+//! the Cortex benchmark's simplified simulation of it (shared/reference/cortex-benchmark-original.md),
+//! plus a tantivy full-text index for corpora that must scale.
+//!
+//! The algorithm files are pure (no I/O, no Rhai, no async). [`Search`] builds corpora, embedding
+//! texts through the `embed` capability when asked; `rhai.rs` adapts both to scripts.
 
 pub mod bm25;
 pub mod chunk;
+pub mod corpus;
 pub mod decay;
 pub mod fusion;
 pub mod hybrid;
 pub mod mmr;
+pub mod pipeline;
+pub mod rhai;
 pub mod snippet;
 pub mod text;
+pub mod text_index;
 pub mod tokenize;
 pub mod vector;
+
+use std::sync::Arc;
+
+pub use corpus::{Corpus, Document, Hit, KeywordOptions};
+pub use pipeline::{QueryOptions, query};
+
+use crate::capabilities::embed::{EmbedError, EmbedRequest, EmbedRouter};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error(transparent)]
+    Bm25(#[from] bm25::Bm25Error),
+    #[error(transparent)]
+    Vector(#[from] vector::VectorError),
+    #[error(transparent)]
+    Fusion(#[from] fusion::FusionError),
+    #[error(transparent)]
+    Mmr(#[from] mmr::MmrError),
+    #[error(transparent)]
+    Chunk(#[from] chunk::ChunkError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error(transparent)]
+    Text(#[from] text_index::TextIndexError),
+    #[error(
+        "document `{id}` has no vector while others do; hint: give every document a `vector`, or none and build with `embed`"
+    )]
+    MissingVector { id: String },
+    #[error("document `{id}` has an unusable vector")]
+    BadVector {
+        id: String,
+        #[source]
+        source: vector::VectorError,
+    },
+    #[error("the corpus has no vectors; hint: build it with `#{{ embed: true }}` or give each document a `vector`")]
+    NoVectors,
+    #[error("document {index}: {message}")]
+    BadDocument { index: usize, message: String },
+}
+
+/// Building corpora and embedding queries. Object safe, so guests get what scripts get.
+pub trait Search: Send + Sync {
+    /// A corpus over `documents`; with `embed_model`, documents without a vector are embedded
+    /// with that model (`local`, `remote` or `openai:<model>`).
+    fn corpus(&self, documents: Vec<Document>, embed_model: Option<&str>) -> Result<Corpus, SearchError>;
+    /// A query's vector, from the model that embedded the corpus.
+    fn embed_query(&self, text: &str, model: &str) -> Result<Vec<f32>, SearchError>;
+}
+
+/// [`Search`] in this process, embedding through the run's `embed` capability.
+pub struct LocalSearch {
+    embed: Arc<EmbedRouter>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl LocalSearch {
+    pub fn new(embed: Arc<EmbedRouter>, runtime: tokio::runtime::Handle) -> Self {
+        LocalSearch { embed, runtime }
+    }
+
+    fn embed(&self, texts: Vec<String>, model: &str) -> Result<Vec<Vec<f32>>, SearchError> {
+        let request = EmbedRequest { texts, model: Some(model.to_string()) };
+        Ok(self.runtime.block_on(self.embed.embed(request))?.vectors)
+    }
+}
+
+impl Search for LocalSearch {
+    fn corpus(&self, mut documents: Vec<Document>, embed_model: Option<&str>) -> Result<Corpus, SearchError> {
+        if let Some(model) = embed_model {
+            let missing: Vec<usize> = (0..documents.len()).filter(|&i| documents[i].vector.is_none()).collect();
+            let texts = missing.iter().map(|&i| documents[i].text.clone()).collect();
+            for (index, vector) in missing.into_iter().zip(self.embed(texts, model)?) {
+                documents[index].vector = Some(vector);
+            }
+        }
+        Corpus::new(documents)
+    }
+
+    fn embed_query(&self, text: &str, model: &str) -> Result<Vec<f32>, SearchError> {
+        Ok(self.embed(vec![text.to_string()], model)?.into_iter().next().unwrap_or_default())
+    }
+}

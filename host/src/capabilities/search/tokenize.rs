@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 
 /// Which tokenizer turns document and query text into terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tokenizer {
     /// The Cortex benchmark's tokenizer: see [`benchmark_tokens`].

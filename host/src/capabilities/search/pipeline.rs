@@ -1,0 +1,149 @@
+//! A whole retrieval query, as OpenClaw runs it or as the original benchmark simulated it:
+//! keyword and vector legs → fusion → temporal decay → stable sort → candidate cut → MMR →
+//! selection. Each step is one of the exact algorithms next to this file.
+
+use serde::{Deserialize, Serialize};
+
+use super::SearchError;
+use super::corpus::{Corpus, Hit, KeywordOptions};
+use super::decay;
+use super::fusion::{self, FusedHit, LegHit, LinearFusionOptions, RrfOptions};
+use super::hybrid;
+use super::mmr::{self, MmrOptions};
+use super::snippet::{SNIPPET_MAX_CHARS, snippet};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fusion {
+    /// OpenClaw's merge: K candidates per leg, weighted sum with |r|/(1+|r|) text scores,
+    /// minScore with the relaxed keyword floor (`openclaw` options).
+    #[default]
+    Openclaw,
+    /// Weighted sum with per-leg normalisation (`linear` options); the benchmark's simulation.
+    Linear,
+    /// Reciprocal rank fusion (`rrf` options).
+    Rrf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Similarity {
+    /// Jaccard over lowercase `[a-z0-9_]+` token sets of each hit's 700-character snippet (OpenClaw).
+    #[default]
+    Jaccard,
+    /// Cosine between the documents' vectors (the benchmark).
+    Cosine,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MmrStep {
+    pub lambda: f64,
+    pub normalize_relevance: bool,
+    pub similarity: Similarity,
+}
+
+impl Default for MmrStep {
+    fn default() -> Self {
+        MmrStep { lambda: mmr::DEFAULT_LAMBDA, normalize_relevance: true, similarity: Similarity::Jaccard }
+    }
+}
+
+/// Everything a query can ask for. Defaults are OpenClaw's.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct QueryOptions {
+    pub fusion: Fusion,
+    /// Results to return for `linear` and `rrf` (OpenClaw uses `openclaw.max_results`); default 6.
+    pub limit: Option<usize>,
+    pub keyword: KeywordOptions,
+    pub openclaw: hybrid::HybridOptions,
+    pub linear: LinearFusionOptions,
+    pub rrf: RrfOptions,
+    /// Apply `score × exp(−ln2 × age_days / half_life_days)` to documents with an age.
+    pub decay: Option<decay::DecayOptions>,
+    /// Keep only this many hits after sorting and before MMR (the benchmark's 24).
+    pub candidates: Option<usize>,
+    pub mmr: Option<MmrStep>,
+}
+
+/// Runs one query. `vector` is the query's embedding; without it only the keyword leg runs.
+pub fn query(
+    corpus: &Corpus,
+    text: &str,
+    vector: Option<&[f32]>,
+    options: &QueryOptions,
+) -> Result<Vec<Hit>, SearchError> {
+    if text.trim().is_empty() || corpus.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pool = match options.fusion {
+        Fusion::Openclaw => Some(options.openclaw.candidate_pool()),
+        Fusion::Linear => options.linear.pool_size,
+        Fusion::Rrf => options.rrf.pool_size,
+    };
+    let keyword = corpus.keyword(text, &options.keyword, pool)?;
+    let vector_leg: Vec<LegHit> = match (vector, corpus.has_vectors()) {
+        (Some(query), true) if query.iter().any(|value| *value != 0.0) => corpus
+            .nearest(query, pool)?
+            .into_iter()
+            .map(|hit| LegHit { doc: hit.doc, score: f64::from(hit.score) })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut fused = match options.fusion {
+        Fusion::Openclaw => {
+            // The keyword leg carries FTS5's rank (negative BM25), as OpenClaw's merge reads it.
+            let ranks: Vec<LegHit> = keyword.iter().map(|hit| LegHit { doc: hit.doc, score: -hit.score }).collect();
+            hybrid::merge(&vector_leg, &ranks, &options.openclaw)
+        }
+        Fusion::Linear => fusion::fuse_linear(&vector_leg, &keyword, &options.linear)?,
+        Fusion::Rrf => fusion::fuse_rrf(&vector_leg, &keyword, &options.rrf)?,
+    };
+    if let Some(decay) = options.decay {
+        for hit in &mut fused {
+            if let Some(age) = corpus.document(hit.doc).and_then(|document| document.age_days) {
+                hit.score = decay::apply(hit.score, age, false, decay.half_life_days);
+            }
+        }
+    }
+    fusion::sort_by_score(&mut fused);
+    if let Some(candidates) = options.candidates {
+        fused.truncate(candidates);
+    }
+    if let Some(step) = options.mmr {
+        fused = rerank(corpus, fused, &step)?;
+    }
+    let selected = match options.fusion {
+        Fusion::Openclaw => hybrid::select(&fused, &options.openclaw),
+        _ => fused.into_iter().take(options.limit.unwrap_or(hybrid::DEFAULT_MAX_RESULTS)).collect(),
+    };
+    Ok(selected.into_iter().map(|hit| to_hit(corpus, hit)).collect())
+}
+
+fn rerank(corpus: &Corpus, fused: Vec<FusedHit>, step: &MmrStep) -> Result<Vec<FusedHit>, SearchError> {
+    let scores: Vec<f64> = fused.iter().map(|hit| hit.score).collect();
+    let options = MmrOptions { lambda: step.lambda, normalize_relevance: step.normalize_relevance, limit: None };
+    let order = match step.similarity {
+        Similarity::Jaccard => {
+            let texts: Vec<&str> = fused
+                .iter()
+                .map(|hit| corpus.document(hit.doc).map_or("", |document| snippet(&document.text, SNIPPET_MAX_CHARS)))
+                .collect();
+            mmr::rerank_by_text(&scores, &texts, &options)?
+        }
+        Similarity::Cosine => {
+            let vectors: Vec<&[f32]> = fused.iter().map(|hit| corpus.vector(hit.doc).unwrap_or_default()).collect();
+            if vectors.iter().any(|vector| vector.is_empty()) {
+                return Err(SearchError::NoVectors);
+            }
+            mmr::rerank_by_embedding(&scores, &vectors, &options)?
+        }
+    };
+    Ok(order.into_iter().filter_map(|index| fused.get(index).copied()).collect())
+}
+
+fn to_hit(corpus: &Corpus, hit: FusedHit) -> Hit {
+    let id = corpus.document(hit.doc).map(|document| document.id.clone()).unwrap_or_default();
+    Hit { doc: hit.doc, id, score: hit.score, vector: hit.vector, keyword: hit.keyword }
+}

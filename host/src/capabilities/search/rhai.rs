@@ -1,0 +1,439 @@
+//! The Rhai namespace `search::` and the `Corpus` and `TextIndex` values it returns.
+
+use std::sync::Arc;
+
+use rhai::{Array, Dynamic, Engine, EvalAltResult, FLOAT, INT, Map, Module, NativeCallContext};
+use serde_json::Value;
+
+use super::chunk::{self, CharWindowOptions, LineChunkOptions};
+use super::corpus::{Corpus, Document, Hit, KeywordOptions};
+use super::mmr::{self, MmrOptions};
+use super::pipeline::{self, QueryOptions};
+use super::snippet::{SNIPPET_MAX_CHARS, snippet};
+use super::text_index::{TextIndex, TextIndexOptions};
+use super::tokenize::Tokenizer;
+use super::{Search, SearchError, decay};
+use crate::capabilities::docs::function;
+use crate::capabilities::script_error;
+
+type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
+
+/// A corpus as scripts hold it: the documents as given, and the model that embedded them.
+#[derive(Clone)]
+pub struct CorpusHandle {
+    corpus: Arc<Corpus>,
+    documents: Arc<Vec<Map>>,
+    model: Option<String>,
+    search: Arc<dyn Search>,
+}
+
+/// A tantivy index as scripts hold it.
+#[derive(Clone)]
+pub struct TextIndexHandle {
+    index: Arc<TextIndex>,
+    documents: Arc<Vec<Map>>,
+}
+
+pub fn register_types(engine: &mut Engine) {
+    engine.register_type_with_name::<CorpusHandle>("Corpus").register_type_with_name::<TextIndexHandle>("TextIndex");
+}
+
+fn fail(context: &NativeCallContext, error: &SearchError) -> Box<EvalAltResult> {
+    script_error(context, error)
+}
+
+fn options<T: serde::de::DeserializeOwned>(context: &NativeCallContext, what: &str, map: Map) -> Result<T> {
+    rhai::serde::from_dynamic(&map.into()).map_err(|error| {
+        let message = format!("invalid {what} options: {}", error.unwrap_inner());
+        Box::new(EvalAltResult::ErrorRuntime(message.into(), context.call_position()))
+    })
+}
+
+/// Reads `#{ id, text, vector, age_days, ... }` maps; other fields travel with hits as `meta`.
+fn documents(context: &NativeCallContext, items: &Array) -> Result<(Vec<Document>, Vec<Map>)> {
+    let mut parsed = Vec::with_capacity(items.len());
+    let mut maps = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let bad = |message: String| fail(context, &SearchError::BadDocument { index, message });
+        let map = item.clone().try_cast::<Map>().ok_or_else(|| bad(format!("is {}, not a map", item.type_name())))?;
+        let text = map
+            .get("text")
+            .and_then(|text| text.clone().into_string().ok())
+            .ok_or_else(|| bad("has no `text` string".into()))?;
+        let id = map.get("id").map_or_else(|| index.to_string(), ToString::to_string);
+        let vector = match map.get("vector") {
+            None => None,
+            Some(value) if value.is_unit() => None,
+            Some(value) => Some(floats(value).ok_or_else(|| bad("`vector` is not an array of numbers".into()))?),
+        };
+        let age_days = map.get("age_days").and_then(number);
+        let mut meta = serde_json::Map::new();
+        for (key, value) in &map {
+            if !matches!(key.as_str(), "id" | "text" | "vector" | "age_days") {
+                meta.insert(key.to_string(), rhai::serde::from_dynamic::<Value>(value).unwrap_or(Value::Null));
+            }
+        }
+        let mut shown = map.clone();
+        shown.remove("vector");
+        maps.push(shown);
+        parsed.push(Document { id, text, vector, age_days, meta });
+    }
+    Ok((parsed, maps))
+}
+
+fn number(value: &Dynamic) -> Option<f64> {
+    value.as_float().ok().or_else(|| value.as_int().ok().map(|n| n as f64))
+}
+
+fn floats(value: &Dynamic) -> Option<Vec<f32>> {
+    let items = value.clone().try_cast::<Array>()?;
+    items.iter().map(|item| number(item).map(|n| n as f32)).collect()
+}
+
+fn leg(score: Option<super::fusion::LegScore>) -> Dynamic {
+    match score {
+        None => Dynamic::UNIT,
+        Some(score) => {
+            let mut map = Map::new();
+            map.insert("raw".into(), Dynamic::from_float(score.raw));
+            map.insert("normalized".into(), Dynamic::from_float(score.normalized));
+            map.into()
+        }
+    }
+}
+
+/// A hit as a map: `#{ id, doc, rank, score, vector, keyword, text, ... }` where `vector` and
+/// `keyword` are `#{ raw, normalized }` or `()`, followed by the document's own fields.
+fn hit_map(rank: usize, hit: &Hit, documents: &[Map]) -> Dynamic {
+    let mut map = documents.get(hit.doc).cloned().unwrap_or_default();
+    map.insert("id".into(), hit.id.clone().into());
+    map.insert("doc".into(), (hit.doc as INT).into());
+    map.insert("rank".into(), (rank as INT + 1).into());
+    map.insert("score".into(), Dynamic::from_float(hit.score));
+    map.insert("vector".into(), leg(hit.vector));
+    map.insert("keyword".into(), leg(hit.keyword));
+    map.into()
+}
+
+fn hits(found: &[Hit], documents: &[Map]) -> Array {
+    found.iter().enumerate().map(|(rank, hit)| hit_map(rank, hit, documents)).collect()
+}
+
+impl CorpusHandle {
+    fn query_vector(&self, query: &Dynamic, text: &str) -> std::result::Result<Option<Vec<f32>>, SearchError> {
+        if let Some(map) = query.clone().try_cast::<Map>()
+            && let Some(vector) = map.get("vector").and_then(floats)
+        {
+            return Ok(Some(vector));
+        }
+        match &self.model {
+            Some(model) if self.corpus.has_vectors() => Ok(Some(self.search.embed_query(text, model)?)),
+            _ => Ok(None),
+        }
+    }
+}
+
+fn query_text(query: &Dynamic) -> String {
+    match query.clone().try_cast::<Map>() {
+        Some(map) => map.get("text").map(ToString::to_string).unwrap_or_default(),
+        None => query.to_string(),
+    }
+}
+
+pub fn module(search: Arc<dyn Search>) -> Module {
+    let mut module = Module::new();
+    corpus_functions(&mut module, search);
+    text_index_functions(&mut module);
+    helper_functions(&mut module);
+    module
+}
+
+fn corpus_functions(module: &mut Module, search: Arc<dyn Search>) {
+    let builder = search.clone();
+    function(
+        "corpus",
+        &["documents: Array", "Corpus"],
+        "
+A searchable corpus over `[#{ id, text, vector?, age_days?, ... }]`. Give every document a
+`vector` (for the vector leg) or none; other fields come back with each hit.
+Example: `let corpus = search::corpus(chunks.map(|c, i| #{ id: `c${i}`, text: c.text, session: c.session }));`",
+    )
+    .with_volatility(true)
+    .set_into_module(module, move |context: NativeCallContext, items: Array| -> Result<CorpusHandle> {
+        let (parsed, maps) = documents(&context, &items)?;
+        let corpus = builder.corpus(parsed, None).map_err(|error| fail(&context, &error))?;
+        Ok(CorpusHandle { corpus: Arc::new(corpus), documents: Arc::new(maps), model: None, search: builder.clone() })
+    });
+
+    let builder = search;
+    function(
+        "corpus",
+        &["documents: Array", "options: Map", "Corpus"],
+        "
+A corpus whose documents are embedded when `options.embed` is `true` (the local model) or names
+a model (`local`, `remote`, `openai:<model>`); queries given as text are then embedded alike.
+Example: `let corpus = search::corpus(chunks, #{ embed: true });`",
+    )
+    .with_volatility(true)
+    .set_into_module(
+        module,
+        move |context: NativeCallContext, items: Array, options: Map| -> Result<CorpusHandle> {
+            let model = match options.get("embed") {
+                None => None,
+                Some(value) if value.as_bool() == Ok(false) => None,
+                Some(value) if value.as_bool() == Ok(true) => Some("local".to_string()),
+                Some(value) => Some(value.to_string()),
+            };
+            let (parsed, maps) = documents(&context, &items)?;
+            let corpus = builder.corpus(parsed, model.as_deref()).map_err(|error| fail(&context, &error))?;
+            Ok(CorpusHandle { corpus: Arc::new(corpus), documents: Arc::new(maps), model, search: builder.clone() })
+        },
+    );
+
+    function(
+        "len",
+        &["corpus: &mut Corpus", "INT"],
+        "The number of documents.\nExample: `log::info(`${corpus.len()} chunks`);`",
+    )
+    .in_global_namespace()
+    .set_into_module(module, |corpus: &mut CorpusHandle| corpus.corpus.len() as INT);
+
+    function(
+        "query",
+        &["corpus: &mut Corpus", "query: Dynamic", "options: Map", "Array"],
+        "
+Runs a whole retrieval query: keyword and vector legs, fusion, optional decay, candidate cut
+and MMR, then selection. `query` is text (embedded if the corpus was) or `#{ text, vector }`.
+Options (all optional; defaults are OpenClaw's): `fusion` (`openclaw` | `linear` | `rrf`),
+`limit`, `keyword: #{ profile: \"openclaw\" | \"benchmark\", tokenizer, k1, b, idf, mode }`,
+`openclaw: #{ max_results, min_score, vector_weight, text_weight, candidate_multiplier }`,
+`linear: #{ vector_weight, keyword_weight, vector_normalization, keyword_normalization, pool_size }`,
+`rrf: #{ k, pool_size }`, `decay: #{ half_life_days }` (uses each document's `age_days`),
+`candidates`, `mmr: #{ lambda, normalize_relevance, similarity: \"jaccard\" | \"cosine\" }`.
+Hits: `#{ id, doc, rank, score, vector: #{ raw, normalized }, keyword: #{ raw, normalized }, ...document fields }`.
+Example: `let hits = corpus.query(prompt, #{ mmr: #{ lambda: 0.7 }, decay: #{ half_life_days: 30 } });`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(
+        module,
+        |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic, options: Map| -> Result<Array> {
+            let options: QueryOptions = self::options(&context, "query", options)?;
+            let text = query_text(&query);
+            let vector = corpus.query_vector(&query, &text).map_err(|error| fail(&context, &error))?;
+            let found = pipeline::query(&corpus.corpus, &text, vector.as_deref(), &options)
+                .map_err(|error| fail(&context, &error))?;
+            Ok(hits(&found, &corpus.documents))
+        },
+    );
+
+    function(
+        "keyword",
+        &["corpus: &mut Corpus", "query: &str", "options: Map", "Array"],
+        "
+BM25 alone, best first: `options` are the keyword options of `query` plus `limit`. Scores are
+positive BM25 (FTS5's rank is its negation).
+Example: `let hits = corpus.keyword(\"cache ttl\", #{ profile: \"benchmark\", limit: 10 });`",
+    )
+    .in_global_namespace()
+    .set_into_module(
+        module,
+        |context: NativeCallContext, corpus: &mut CorpusHandle, query: &str, mut options: Map| -> Result<Array> {
+            let limit =
+                options.remove("limit").and_then(|value| value.as_int().ok()).and_then(|n| usize::try_from(n).ok());
+            let keyword: KeywordOptions = self::options(&context, "keyword", options)?;
+            let found = corpus.corpus.keyword(query, &keyword, limit).map_err(|error| fail(&context, &error))?;
+            let found: Vec<Hit> = found
+                .into_iter()
+                .map(|hit| Hit {
+                    doc: hit.doc,
+                    id: corpus.corpus.document(hit.doc).map(|d| d.id.clone()).unwrap_or_default(),
+                    score: hit.score,
+                    vector: None,
+                    keyword: Some(super::fusion::LegScore { raw: hit.score, normalized: hit.score }),
+                })
+                .collect();
+            Ok(hits(&found, &corpus.documents))
+        },
+    );
+
+    function(
+        "nearest",
+        &["corpus: &mut Corpus", "query: Dynamic", "limit: INT", "Array"],
+        "
+Exact cosine top `limit`; `query` is text (embedded with the corpus's model) or a vector.
+Example: `let hits = corpus.nearest(\"which port does the API use\", 5);`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(
+        module,
+        |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic, limit: INT| -> Result<Array> {
+            let vector = match floats(&query) {
+                Some(vector) => vector,
+                None => corpus
+                    .query_vector(&query, &query_text(&query))
+                    .map_err(|error| fail(&context, &error))?
+                    .ok_or_else(|| fail(&context, &SearchError::NoVectors))?,
+            };
+            let limit = usize::try_from(limit).ok();
+            let found = corpus.corpus.nearest(&vector, limit).map_err(|error| fail(&context, &error))?;
+            let found: Vec<Hit> = found
+                .into_iter()
+                .map(|hit| Hit {
+                    doc: hit.doc,
+                    id: corpus.corpus.document(hit.doc).map(|d| d.id.clone()).unwrap_or_default(),
+                    score: f64::from(hit.score),
+                    vector: Some(super::fusion::LegScore {
+                        raw: f64::from(hit.score),
+                        normalized: f64::from(hit.score),
+                    }),
+                    keyword: None,
+                })
+                .collect();
+            Ok(hits(&found, &corpus.documents))
+        },
+    );
+}
+
+fn text_index_functions(module: &mut Module) {
+    function(
+        "text_index",
+        &["documents: Array", "options: Map", "TextIndex"],
+        "
+A tantivy full-text index over `[#{ id, text, ... }]`, for large corpora; `options.stem`
+(default `true`) turns English stemming on.
+Example: `let index = search::text_index(sections, #{}); let hits = index.search(\"cache invalidation\", 10);`",
+    )
+    .with_volatility(true)
+    .set_into_module(module, |context: NativeCallContext, items: Array, options: Map| -> Result<TextIndexHandle> {
+        let options: TextIndexOptions = self::options(&context, "text index", options)?;
+        let (parsed, maps) = documents(&context, &items)?;
+        let texts: Vec<&str> = parsed.iter().map(|document| document.text.as_str()).collect();
+        let index = TextIndex::build(&texts, options).map_err(|error| fail(&context, &error.into()))?;
+        Ok(TextIndexHandle { index: Arc::new(index), documents: Arc::new(maps) })
+    });
+
+    function(
+        "search",
+        &["index: &mut TextIndex", "query: &str", "limit: INT", "Array"],
+        "
+The best `limit` documents for `query` (tantivy syntax, read leniently): `#{ id, doc, rank, score, ... }`.
+Example: `for hit in index.search(\"drizzle migrations\", 5) { print(hit.id); }`",
+    )
+    .in_global_namespace()
+    .set_into_module(
+        module,
+        |context: NativeCallContext, index: &mut TextIndexHandle, query: &str, limit: INT| -> Result<Array> {
+            let found = index
+                .index
+                .search(query, usize::try_from(limit).unwrap_or(0))
+                .map_err(|error| fail(&context, &error.into()))?;
+            let found: Vec<Hit> = found
+                .into_iter()
+                .map(|hit| Hit {
+                    doc: hit.doc,
+                    id: index
+                        .documents
+                        .get(hit.doc)
+                        .and_then(|d| d.get("id"))
+                        .map_or_else(|| hit.doc.to_string(), ToString::to_string),
+                    score: f64::from(hit.score),
+                    vector: None,
+                    keyword: Some(super::fusion::LegScore {
+                        raw: f64::from(hit.score),
+                        normalized: f64::from(hit.score),
+                    }),
+                })
+                .collect();
+            Ok(hits(&found, &index.documents))
+        },
+    );
+}
+
+fn helper_functions(module: &mut Module) {
+    function(
+        "chunk_chars",
+        &["text: &str", "options: Map", "Array"],
+        "
+Character windows, as the original benchmark chunked: `#{ size: 1600, overlap: 320, min_chars: 20, trim: true }`.
+Returns `[#{ index, start, end, text }]`.
+Example: `let chunks = search::chunk_chars(notes, #{ size: 1600, overlap: 320 });`",
+    )
+    .set_into_module(module, |context: NativeCallContext, text: &str, options: Map| -> Result<Dynamic> {
+        let options: CharWindowOptions = self::options(&context, "chunk", options)?;
+        let chunks = chunk::char_windows(text, &options).map_err(|error| fail(&context, &error.into()))?;
+        rhai::serde::to_dynamic(chunks)
+    });
+
+    function(
+        "chunk_lines",
+        &["text: &str", "options: Map", "Array"],
+        "
+OpenClaw's line-aware chunker with its overlap carry: `#{ tokens: 400, overlap: 80 }`.
+Returns `[#{ start_line, end_line, text }]` (lines count from 1).
+Example: `let chunks = search::chunk_lines(fs::read_text(\"MEMORY.md\"), #{});`",
+    )
+    .set_into_module(module, |context: NativeCallContext, text: &str, options: Map| -> Result<Dynamic> {
+        let options: LineChunkOptions = self::options(&context, "chunk", options)?;
+        rhai::serde::to_dynamic(chunk::line_chunks(text, &options))
+    });
+
+    function(
+        "snippet",
+        &["text: &str", "String"],
+        "
+The first 700 UTF-16 units of a text, cut safely, as OpenClaw shows a hit.
+Example: `let shown = search::snippet(hit.text);`",
+    )
+    .set_into_module(module, |text: &str| snippet(text, SNIPPET_MAX_CHARS).to_string());
+
+    function(
+        "decay",
+        &["score: FLOAT", "age_days: FLOAT", "half_life_days: FLOAT", "FLOAT"],
+        "
+`score × exp(−ln2 × age_days / half_life_days)`; ages below 0 count as 0.
+Example: `let weighted = search::decay(hit.score, 7.0, 30.0);`",
+    )
+    .set_into_module(module, |score: FLOAT, age: FLOAT, half_life: FLOAT| decay::apply(score, age, false, half_life));
+
+    function(
+        "mmr",
+        &["scores: Array", "texts: Array", "options: Map", "Array"],
+        "
+Greedy MMR over items given by score and text (Jaccard over lowercase `[a-z0-9_]+` tokens):
+returns item indices in selection order. Options: `#{ lambda: 0.7, normalize_relevance: true, limit }`.
+Example: `let order = search::mmr(hits.map(|h| h.score), hits.map(|h| h.text), #{ lambda: 0.7 });`",
+    )
+    .set_into_module(
+        module,
+        |context: NativeCallContext, scores: Array, texts: Array, options: Map| -> Result<Array> {
+            let options: MmrOptions = self::options(&context, "MMR", options)?;
+            let scores: Vec<f64> = scores.iter().map(|score| number(score).unwrap_or(f64::NAN)).collect();
+            let texts: Vec<String> = texts.iter().map(ToString::to_string).collect();
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let order =
+                mmr::rerank_by_text(&scores, &texts, &options).map_err(|error| fail(&context, &error.into()))?;
+            Ok(order.into_iter().map(|index| Dynamic::from(index as INT)).collect())
+        },
+    );
+
+    function(
+        "tokens",
+        &["text: &str", "tokenizer: &str", "Array"],
+        "
+The terms a tokenizer makes of a text: `benchmark` (the original simulation's) or `unicode61`
+(FTS5's, with diacritics removed).
+Example: `let terms = search::tokens(prompt, \"benchmark\");`",
+    )
+    .set_into_module(module, |context: NativeCallContext, text: &str, tokenizer: &str| -> Result<Array> {
+        let tokenizer: Tokenizer =
+            rhai::serde::from_dynamic(&Dynamic::from(tokenizer.to_string())).map_err(|error| {
+                Box::new(EvalAltResult::ErrorRuntime(
+                    format!("unknown tokenizer: {}", error.unwrap_inner()).into(),
+                    context.call_position(),
+                ))
+            })?;
+        Ok(tokenizer.tokenize(text).into_iter().map(Dynamic::from).collect())
+    });
+}
