@@ -68,11 +68,16 @@ impl CandleEmbedder {
 
     /// Embeds `texts`, returning one normalised vector per text, in order.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_in_batches(texts, BATCH)
+    }
+
+    /// [`Self::embed`] with `batch` texts per forward pass (for benchmarks).
+    pub fn embed_in_batches(&self, texts: &[String], batch: usize) -> Result<Vec<Vec<f32>>, EmbedError> {
         let ids = self.token_ids(texts)?;
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&index| (ids[index].len(), index));
         let mut vectors = vec![Vec::new(); ids.len()];
-        for batch in order.chunks(BATCH) {
+        for batch in order.chunks(batch.max(1)) {
             let members: Vec<&[u32]> = batch.iter().map(|&index| ids[index].as_slice()).collect();
             for (&index, vector) in batch.iter().zip(self.forward(&members)?) {
                 vectors[index] = vector;
