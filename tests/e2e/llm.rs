@@ -247,15 +247,8 @@ fn run_batch(project: &TempProject, server: &FakeLlm, run_id: &str, extra: &[&st
     let cache = project.path().join("llm-cache").display().to_string();
     let mut args = vec!["run", "scripts/batch.rhai", "--run-id", run_id, "--llm-cache-dir", &cache];
     args.extend_from_slice(extra);
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(&args)
-        .current_dir(project.path())
-        .env("CI", "1")
-        .env("LLM_BASE_URL", server.openai_base())
-        .env("LLM_API_KEY", FAKE_KEY)
-        .output()
-        .expect("run host");
-    crate::support::Run::from(output)
+    let base = server.openai_base();
+    project.host_with_env(&args, &[("LLM_BASE_URL", Some(&base)), ("LLM_API_KEY", Some(FAKE_KEY))])
 }
 
 #[test]
@@ -334,14 +327,8 @@ fn without_a_key_the_error_names_the_variable_to_set() {
         "scripts/nokey.rhai",
         "try {\n    llm::chat(#{ messages: [#{ role: \"user\", content: \"hi\" }] });\n} catch (error) {\n    results::write_text(\"error.txt\", error);\n}\n",
     );
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(["run", "scripts/nokey.rhai", "--run-id", "k", "--llm-cache", "off"])
-        .current_dir(project.path())
-        .env("CI", "1")
-        .env_remove("LLM_API_KEY")
-        .output()
-        .expect("run host");
-    crate::support::Run::from(output).expect_code(0);
+    let args = ["run", "scripts/nokey.rhai", "--run-id", "k", "--llm-cache", "off"];
+    project.host_with_env(&args, &[("LLM_API_KEY", None)]).expect_code(0);
     assert_eq!(
         project.read("runs/nokey/k/error.txt"),
         "no API key for the OpenAI-compatible server; hint: set `LLM_API_KEY`"
@@ -385,15 +372,9 @@ fn a_quota_error_ends_the_run_even_inside_try() {
         "scripts/quota.rhai",
         "try {\n    llm::chat(#{ model: \"fake\", messages: [#{ role: \"user\", content: \"hi\" }] });\n} catch (error) {\n    results::write_text(\"swallowed.txt\", error);\n}\n",
     );
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(["run", "scripts/quota.rhai", "--run-id", "q", "--llm-cache", "off"])
-        .current_dir(project.path())
-        .env("CI", "1")
-        .env("LLM_BASE_URL", server.openai_base())
-        .env("LLM_API_KEY", FAKE_KEY)
-        .output()
-        .expect("run host");
-    let run = crate::support::Run::from(output);
+    let base = server.openai_base();
+    let args = ["run", "scripts/quota.rhai", "--run-id", "q", "--llm-cache", "off"];
+    let run = project.host_with_env(&args, &[("LLM_BASE_URL", Some(&base)), ("LLM_API_KEY", Some(FAKE_KEY))]);
     run.expect_code(2);
     assert!(run.stderr.contains("openai quota is exhausted"), "{}", run.stderr);
     assert!(!project.path().join("runs/quota/q/swallowed.txt").exists());

@@ -39,6 +39,11 @@ impl TempProject {
         host_in(self.dir.path(), args)
     }
 
+    /// Runs `host` with `args` and environment changes (`None` removes a variable).
+    pub fn host_with_env(&self, args: &[&str], env: &[(&str, Option<&str>)]) -> Run {
+        host_in_with(self.dir.path(), args, env)
+    }
+
     pub fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.dir.path().join(relative)).expect("read a project file")
     }
@@ -46,15 +51,20 @@ impl TempProject {
 
 /// Runs the real binary with plain output, as CI sees it.
 pub fn host_in(cwd: &Path, args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .current_dir(cwd)
-        .env("CI", "1")
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run the host binary");
-    Run::from(output)
+    host_in_with(cwd, args, &[])
+}
+
+/// [`host_in`] with environment changes: `Some` sets a variable, `None` removes it.
+pub fn host_in_with(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
+    command.args(args).current_dir(cwd).env("CI", "1").env("NO_COLOR", "1").env_remove("RUST_BACKTRACE");
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    Run::from(command.output().expect("run the host binary"))
 }
 
 /// A finished `host` process.
