@@ -141,3 +141,19 @@ fn the_remote_backend_batches_by_100_and_restores_the_order() {
     assert_eq!(again.cached, 250);
     assert_eq!(server.seen().len(), 3, "a rerun sends nothing");
 }
+
+#[test]
+fn a_run_that_embeds_records_the_weights_it_used() {
+    let project = crate::support::TempProject::new();
+    project.write("scripts/e.rhai", "let v = embed::text(\"hello\");\nresults::check(\"384 dimensions\", v.len() == 384);\n");
+    project.host(&["run", "scripts/e.rhai", "--run-id", "e"]).expect_code(0);
+    let manifest: Value = serde_json::from_str(&project.read("runs/e/e/manifest.json")).expect("manifest");
+    let models = manifest["models"].as_array().expect("models");
+    assert_eq!(models.len(), 1);
+    assert_eq!(models[0]["id"], "sentence-transformers/all-MiniLM-L6-v2");
+    let sha = models[0]["weights_sha256"].as_str().expect("sha256");
+    assert_eq!(sha.len(), 64);
+    let weights = std::path::Path::new(models[0]["path"].as_str().expect("path")).join("model.safetensors");
+    let expected = host::capabilities::fs::sha256_hex(&std::fs::read(weights).expect("weights"));
+    assert_eq!(sha, expected);
+}

@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::GitState;
+use crate::capabilities::embed::ModelRecord;
 use crate::capabilities::fs::InputRecord;
 use crate::capabilities::results::Check;
 
@@ -44,6 +45,8 @@ pub struct Manifest {
     pub tables: Vec<TableRecord>,
     pub files: Vec<String>,
     pub checks: Vec<Check>,
+    /// Model weights the run loaded (the local embedding model), with their sha256.
+    pub models: Vec<ModelRecord>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -96,6 +99,7 @@ impl Manifest {
             tables: Vec::new(),
             files: Vec::new(),
             checks: Vec::new(),
+            models: Vec::new(),
         }
     }
 

@@ -26,6 +26,8 @@ pub struct CandleEmbedder {
     model: BertModel,
     tokenizer: Tokenizer,
     device: Device,
+    /// sha256 of `model.safetensors`, for the run manifest.
+    pub weights_sha256: String,
 }
 
 fn load_error(path: &Path, error: impl std::fmt::Display) -> EmbedError {
@@ -52,9 +54,13 @@ impl CandleEmbedder {
         tokenizer.with_padding(None);
         let device = Device::Cpu;
         let weights = folder.join("model.safetensors");
-        let builder = read_weights(&weights, &device).map_err(|e| load_error(folder, e))?;
+        let bytes = std::fs::read(&weights).map_err(|e| load_error(folder, e))?;
+        let weights_sha256 = crate::capabilities::fs::sha256_hex(&bytes);
+        // Read, not memory-mapped: mapping needs `unsafe`, which this crate keeps for guest memory.
+        let builder =
+            VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| load_error(folder, e))?;
         let model = BertModel::load(builder, &config).map_err(|e| load_error(folder, e))?;
-        Ok(CandleEmbedder { model, tokenizer, device })
+        Ok(CandleEmbedder { model, tokenizer, device, weights_sha256 })
     }
 
     /// The token ids the model sees for each text: `[CLS] … [SEP]`, at most [`MAX_TOKENS`].
@@ -112,11 +118,4 @@ impl CandleEmbedder {
         let normalised = pooled.broadcast_div(&norms).map_err(compute)?;
         normalised.to_vec2::<f32>().map_err(compute)
     }
-}
-
-/// Loads the safetensors file into memory (not memory-mapped: mapping needs `unsafe`, which this
-/// crate reserves for guest memory; 90 MB read once per run costs about 0.1 s).
-fn read_weights(path: &Path, device: &Device) -> Result<VarBuilder<'static>, candle_core::Error> {
-    let bytes = std::fs::read(path).map_err(candle_core::Error::wrap)?;
-    VarBuilder::from_buffered_safetensors(bytes, DType::F32, device)
 }

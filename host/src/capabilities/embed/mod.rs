@@ -70,8 +70,17 @@ pub trait Embedder: Send + Sync {
 pub struct LocalEmbedder {
     model_dir: Option<PathBuf>,
     cache_root: PathBuf,
-    loaded: OnceLock<Result<Arc<CandleEmbedder>, EmbedError>>,
+    loaded: OnceLock<Result<(Arc<CandleEmbedder>, model::Located), EmbedError>>,
     notify: Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+/// Which weights produced a run's vectors, for the manifest.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ModelRecord {
+    pub id: String,
+    pub source: String,
+    pub path: String,
+    pub weights_sha256: String,
 }
 
 impl LocalEmbedder {
@@ -85,9 +94,21 @@ impl LocalEmbedder {
             .get_or_init(|| {
                 let located = model::locate(self.model_dir.as_deref(), &self.cache_root, &*self.notify)
                     .map_err(|error| EmbedError::Model(error.to_string()))?;
-                CandleEmbedder::load(&located).map(Arc::new)
+                Ok((Arc::new(CandleEmbedder::load(&located)?), located))
             })
             .clone()
+            .map(|(model, _)| model)
+    }
+
+    /// The model's provenance, if it was loaded in this run.
+    pub fn record(&self) -> Option<ModelRecord> {
+        let (model, located) = self.loaded.get()?.as_ref().ok()?;
+        Some(ModelRecord {
+            id: model::MODEL_ID.to_string(),
+            source: located.source.to_string(),
+            path: located.path.display().to_string(),
+            weights_sha256: model.weights_sha256.clone(),
+        })
     }
 }
 
@@ -108,6 +129,7 @@ impl Embedder for LocalEmbedder {
 
 /// Sends each request to the backend its `model` names; both go through their own cache.
 pub struct EmbedRouter {
+    model: Arc<LocalEmbedder>,
     local: Arc<dyn Embedder>,
     remote: RemoteConfig,
     client: reqwest::Client,
@@ -117,14 +139,19 @@ pub struct EmbedRouter {
 
 impl EmbedRouter {
     pub fn new(
-        local: Arc<dyn Embedder>,
+        model: Arc<LocalEmbedder>,
         remote: RemoteConfig,
         cache_dir: PathBuf,
         log: Arc<dyn crate::capabilities::log::Log>,
     ) -> Result<Self, reqwest::Error> {
         let client = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)).build()?;
-        let local: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(local, &cache_dir, log.clone()));
-        Ok(EmbedRouter { local, remote, client, cache_dir, log })
+        let local: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(model.clone(), &cache_dir, log.clone()));
+        Ok(EmbedRouter { model, local, remote, client, cache_dir, log })
+    }
+
+    /// The local model's provenance, if this run loaded it.
+    pub fn local_model(&self) -> Option<ModelRecord> {
+        self.model.record()
     }
 
     pub async fn embed(&self, request: EmbedRequest) -> Result<Embeddings, EmbedError> {
