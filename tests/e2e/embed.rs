@@ -145,7 +145,10 @@ fn the_remote_backend_batches_by_100_and_restores_the_order() {
 #[test]
 fn a_run_that_embeds_records_the_weights_it_used() {
     let project = crate::support::TempProject::new();
-    project.write("scripts/e.rhai", "let v = embed::text(\"hello\");\nresults::check(\"384 dimensions\", v.len() == 384);\n");
+    project.write(
+        "scripts/e.rhai",
+        "let v = embed::text(\"hello\");\nresults::check(\"384 dimensions\", v.len() == 384);\n",
+    );
     project.host(&["run", "scripts/e.rhai", "--run-id", "e"]).expect_code(0);
     let manifest: Value = serde_json::from_str(&project.read("runs/e/e/manifest.json")).expect("manifest");
     let models = manifest["models"].as_array().expect("models");

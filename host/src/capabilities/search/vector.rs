@@ -101,14 +101,39 @@ impl VectorStore {
         check_finite(query)?;
         let mut query = query.to_vec();
         normalize_in_place(&mut query);
-        // `+ 0.0` turns −0.0 into +0.0 so that every zero ties with every other zero.
-        Ok(self.data.chunks_exact(self.dimension).map(|vector| dot(&query, vector) + 0.0).collect())
+        let mut scores = vec![0.0; self.len()];
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
+        if self.len() < PARALLEL_FROM || threads < 2 {
+            fill_scores(&query, &self.data, self.dimension, &mut scores);
+            return Ok(scores);
+        }
+        // Each score is computed exactly as in the sequential path, so results do not depend
+        // on the number of threads.
+        let per_thread = self.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            for (data, out) in self.data.chunks(per_thread * self.dimension).zip(scores.chunks_mut(per_thread)) {
+                let query = &query;
+                scope.spawn(move || fill_scores(query, data, self.dimension, out));
+            }
+        });
+        Ok(scores)
     }
 
     /// The `k` most similar vectors, best first; equal scores by index, lower first.
     pub fn top_k(&self, query: &[f32], k: usize) -> Result<Vec<VectorHit>, VectorError> {
         let scores = self.scores(query)?;
         Ok(top_k_of(&scores, k))
+    }
+}
+
+/// Stores smaller than this are scored on one thread: starting threads costs more than it saves.
+const PARALLEL_FROM: usize = 8_192;
+const MAX_THREADS: usize = 8;
+
+fn fill_scores(query: &[f32], data: &[f32], dimension: usize, out: &mut [f32]) {
+    for (score, vector) in out.iter_mut().zip(data.chunks_exact(dimension)) {
+        // `+ 0.0` turns −0.0 into +0.0 so that every zero ties with every other zero.
+        *score = dot(query, vector) + 0.0;
     }
 }
 
@@ -305,5 +330,26 @@ mod tests {
         assert_eq!(everything.len(), 2_000);
         everything.truncate(24);
         assert_eq!(store.top_k(&query, 24).unwrap(), everything);
+    }
+}
+
+#[cfg(test)]
+mod parallel_tests {
+    use super::*;
+
+    #[test]
+    fn a_store_scored_on_several_threads_scores_exactly_as_one_thread_does() {
+        let dimension = 8;
+        let count = PARALLEL_FROM + 123;
+        let data: Vec<f32> = (0..count * dimension).map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5).collect();
+        let store = VectorStore::from_flat(dimension, data).unwrap();
+        let query: Vec<f32> = (0..dimension).map(|i| i as f32 - 3.5).collect();
+        let parallel = store.scores(&query).unwrap();
+        let mut normalized = query.clone();
+        normalize_in_place(&mut normalized);
+        let mut sequential = vec![0.0; count];
+        fill_scores(&normalized, &store.data, dimension, &mut sequential);
+        assert_eq!(parallel.len(), count);
+        assert_eq!(parallel, sequential);
     }
 }
