@@ -233,3 +233,18 @@ fn a_declared_table_keeps_its_column_order_and_types() {
     );
     assert_eq!(result["rows"], json!([["d", "F1", 3.0, []]]));
 }
+
+#[test]
+fn the_cortex_fixtures_pass_their_own_checker() {
+    let output = std::process::Command::new("python3")
+        .arg(repo_root().join("fixtures/cortex/v1.1/check.py"))
+        .output()
+        .expect("run python3");
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("OK: 45 sessions"));
+}
