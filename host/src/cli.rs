@@ -82,7 +82,7 @@ pub struct RunArgs {
     pub max_operations: u64,
 
     /// Folder of the local embedding model (model.safetensors, tokenizer.json, config.json) [default: found or fetched, see `host model`]
-    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR")]
+    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
     pub model_dir: Option<PathBuf>,
 
     #[command(flatten)]
@@ -139,7 +139,7 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct ModelArgs {
     /// A folder holding the model (model.safetensors, tokenizer.json, config.json)
-    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR")]
+    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
     pub model_dir: Option<PathBuf>,
 }
 

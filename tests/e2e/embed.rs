@@ -159,4 +159,9 @@ fn a_run_that_embeds_records_the_weights_it_used() {
     let weights = std::path::Path::new(models[0]["path"].as_str().expect("path")).join("model.safetensors");
     let expected = host::capabilities::fs::sha256_hex(&std::fs::read(weights).expect("weights"));
     assert_eq!(sha, expected);
+
+    // A rerun served entirely from the embedding cache still names the model it relied on.
+    project.host(&["run", "scripts/e.rhai", "--run-id", "again"]).expect_code(0);
+    let again: Value = serde_json::from_str(&project.read("runs/e/again/manifest.json")).expect("manifest");
+    assert_eq!(again["models"][0]["id"], "sentence-transformers/all-MiniLM-L6-v2");
 }

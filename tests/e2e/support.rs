@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -54,10 +55,36 @@ pub fn host_in(cwd: &Path, args: &[&str]) -> Run {
     host_in_with(cwd, args, &[])
 }
 
+/// Caches the binary writes during the suite (LLM answers, embeddings) go to a temporary folder,
+/// so tests neither read nor fill the user's `~/.cache/host`.
+fn test_cache() -> &'static Path {
+    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    CACHE.get_or_init(|| tempfile::tempdir().expect("temporary cache folder")).path()
+}
+
+/// The local embedding model, found once the way `host` finds it (`tests/run` fetches it
+/// before the suite starts), and handed to every run so that none looks in a cache of its own.
+pub fn model_dir() -> &'static Path {
+    static MODEL: OnceLock<PathBuf> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let notify = |line: &str| eprintln!("{line}");
+        host::capabilities::embed::model::locate(None, &host::project::cache_root(), &notify)
+            .expect("the embedding model (run `tests/run`, which fetches it)")
+            .path
+    })
+}
+
 /// [`host_in`] with environment changes: `Some` sets a variable, `None` removes it.
 pub fn host_in_with(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
-    command.args(args).current_dir(cwd).env("CI", "1").env("NO_COLOR", "1").env_remove("RUST_BACKTRACE");
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env("CI", "1")
+        .env("NO_COLOR", "1")
+        .env("HOST_CACHE_DIR", test_cache())
+        .env("HOST_MODEL_DIR", model_dir())
+        .env_remove("RUST_BACKTRACE");
     for (name, value) in env {
         match value {
             Some(value) => command.env(name, value),

@@ -120,7 +120,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
     let engine = script::engine(&capabilities, resolver, limits, interrupt.clone());
     let outcome = evaluate(&engine, &capabilities, &ast);
-    manifest.models = capabilities.embed.local_model().into_iter().collect();
+    manifest.models = capabilities.embed.models_used();
 
     finish(
         Finish {

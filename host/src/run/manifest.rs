@@ -45,7 +45,7 @@ pub struct Manifest {
     pub tables: Vec<TableRecord>,
     pub files: Vec<String>,
     pub checks: Vec<Check>,
-    /// Model weights the run loaded (the local embedding model), with their sha256.
+    /// Embedding models the run used; the local one with its weights' sha256 when loaded.
     pub models: Vec<ModelRecord>,
 }
 

@@ -130,6 +130,9 @@ impl Embedder for LocalEmbedder {
 /// Sends each request to the backend its `model` names; both go through their own cache.
 pub struct EmbedRouter {
     model: Arc<LocalEmbedder>,
+    /// Model ids this run asked for, so the manifest names them even when every vector came
+    /// from the cache.
+    used: std::sync::Mutex<std::collections::BTreeSet<String>>,
     local: Arc<dyn Embedder>,
     remote: RemoteConfig,
     client: reqwest::Client,
@@ -146,23 +149,50 @@ impl EmbedRouter {
     ) -> Result<Self, reqwest::Error> {
         let client = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)).build()?;
         let local: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(model.clone(), &cache_dir, log.clone()));
-        Ok(EmbedRouter { model, local, remote, client, cache_dir, log })
+        Ok(EmbedRouter { model, used: Default::default(), local, remote, client, cache_dir, log })
     }
 
-    /// The local model's provenance, if this run loaded it.
-    pub fn local_model(&self) -> Option<ModelRecord> {
-        self.model.record()
+    /// Every embedding model this run used, for the manifest: the local one with its weights'
+    /// sha256 when it was loaded (not when every vector came from the cache), remote ones by id.
+    pub fn models_used(&self) -> Vec<ModelRecord> {
+        let used = self.used.lock().map(|used| used.clone()).unwrap_or_default();
+        used.into_iter()
+            .map(|id| match self.model.record() {
+                Some(record) if id == record.id => record,
+                _ if id == model::MODEL_ID => ModelRecord {
+                    id,
+                    source: "embedding cache (the model was not loaded in this run)".into(),
+                    path: String::new(),
+                    weights_sha256: String::new(),
+                },
+                _ => ModelRecord {
+                    id,
+                    source: "remote".into(),
+                    path: self.remote.base_url.clone(),
+                    weights_sha256: String::new(),
+                },
+            })
+            .collect()
+    }
+
+    fn note(&self, id: String) {
+        if let Ok(mut used) = self.used.lock() {
+            used.insert(id);
+        }
     }
 
     pub async fn embed(&self, request: EmbedRequest) -> Result<Embeddings, EmbedError> {
         let remote_model = match request.model.as_deref().map(str::trim) {
-            None | Some("" | "local") => return self.local.embed(request.texts).await,
-            Some(model) if model == model::MODEL_ID || model == "all-MiniLM-L6-v2" => {
-                return self.local.embed(request.texts).await;
-            }
-            Some("remote") => self.remote.model.clone(),
-            Some(model) => model.strip_prefix("openai:").unwrap_or(model).to_string(),
+            None | Some("" | "local") => None,
+            Some(model) if model == model::MODEL_ID || model == "all-MiniLM-L6-v2" => None,
+            Some("remote") => Some(self.remote.model.clone()),
+            Some(model) => Some(model.strip_prefix("openai:").unwrap_or(model).to_string()),
         };
+        let Some(remote_model) = remote_model else {
+            self.note(model::MODEL_ID.to_string());
+            return self.local.embed(request.texts).await;
+        };
+        self.note(format!("openai:{remote_model}"));
         let backend = OpenAiEmbedder::new(self.client.clone(), self.remote.clone(), remote_model);
         let cached = CachedEmbedder::new(Arc::new(backend), &self.cache_dir, self.log.clone());
         cached.embed(request.texts).await
