@@ -9,7 +9,7 @@ use backon::{BackoffBuilder, ExponentialBuilder};
 use serde_json::{Value, json};
 
 use super::{EmbedError, Embedder, Embeddings};
-use crate::capabilities::llm::{ApiKey, ErrorKind, OPENAI_BASE_URL};
+use crate::capabilities::llm::{ApiKey, ErrorKind, OPENAI_BASE_URL, setting};
 
 /// The original's batch size.
 pub const MAX_BATCH: usize = 100;
@@ -29,7 +29,7 @@ impl RemoteConfig {
     }
 
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let get = |name: &str| lookup(name).map(|value| value.trim().to_string()).filter(|value| !value.is_empty());
+        let get = |name: &str| setting(&lookup, name);
         RemoteConfig {
             base_url: get("OC_EMBED_BASE_URL")
                 .or_else(|| get("LLM_BASE_URL"))

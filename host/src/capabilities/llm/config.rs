@@ -39,6 +39,11 @@ pub struct Endpoint {
     pub key_variable: &'static str,
 }
 
+/// An environment setting, trimmed; empty counts as unset, as in the original benchmark.
+pub fn setting(lookup: &impl Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+    lookup(name).map(|value| value.trim().to_string()).filter(|value| !value.is_empty())
+}
+
 /// Every endpoint and default model, resolved once per run.
 #[derive(Debug, Clone)]
 pub struct LlmConfig {
@@ -61,7 +66,7 @@ impl LlmConfig {
 
     /// Reads settings through `lookup`; empty values count as unset, as in the original.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let get = |name: &str| lookup(name).map(|value| value.trim().to_string()).filter(|value| !value.is_empty());
+        let get = |name: &str| setting(&lookup, name);
         let llm_base = get("LLM_BASE_URL").unwrap_or_else(|| OPENAI_BASE_URL.to_string());
         let llm_key = get("LLM_API_KEY");
         let llm_model = get("LLM_MODEL");

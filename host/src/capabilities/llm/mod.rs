@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 
 pub use anthropic::AnthropicLlm;
 pub use cache::{CacheMode, CachedLlm};
-pub use config::{ANTHROPIC_BASE_URL, ApiKey, Endpoint, LlmConfig, OPENAI_BASE_URL};
+pub use config::{ANTHROPIC_BASE_URL, ApiKey, Endpoint, LlmConfig, OPENAI_BASE_URL, setting};
 pub use error::{ErrorKind, LlmError};
 pub use limits::{LimitedLlm, RateLimits};
 pub use metered::MeteredLlm;

@@ -110,6 +110,18 @@ pub struct Hit {
     pub keyword: Option<LegScore>,
 }
 
+impl Hit {
+    /// A hit found by one leg alone, whose raw score is also its normalised one.
+    pub fn single_leg(doc: usize, id: String, score: f64, leg: super::fusion::Leg) -> Self {
+        let scored = Some(LegScore { raw: score, normalized: score });
+        let (vector, keyword) = match leg {
+            super::fusion::Leg::Vector => (scored, None),
+            super::fusion::Leg::Keyword => (None, scored),
+        };
+        Hit { doc, id, score, vector, keyword }
+    }
+}
+
 pub struct Corpus {
     documents: Vec<Document>,
     vectors: Option<VectorStore>,

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::chunk::{self, CharWindowOptions, LineChunkOptions};
 use super::corpus::{Corpus, Document, Hit, KeywordOptions};
+use super::fusion::Leg;
 use super::mmr::{self, MmrOptions};
 use super::pipeline::{self, QueryOptions};
 use super::snippet::{SNIPPET_MAX_CHARS, snippet};
@@ -120,6 +121,10 @@ fn hits(found: &[Hit], documents: &[Map]) -> Array {
 }
 
 impl CorpusHandle {
+    fn id(&self, doc: usize) -> String {
+        self.corpus.document(doc).map(|document| document.id.clone()).unwrap_or_default()
+    }
+
     fn query_vector(&self, query: &Dynamic, text: &str) -> std::result::Result<Option<Vec<f32>>, SearchError> {
         if let Some(map) = query.clone().try_cast::<Map>()
             && let Some(vector) = map.get("vector").and_then(floats)
@@ -245,13 +250,7 @@ Example: `let hits = corpus.keyword(\"cache ttl\", #{ profile: \"benchmark\", li
             let found = corpus.corpus.keyword(query, &keyword, limit).map_err(|error| fail(&context, &error))?;
             let found: Vec<Hit> = found
                 .into_iter()
-                .map(|hit| Hit {
-                    doc: hit.doc,
-                    id: corpus.corpus.document(hit.doc).map(|d| d.id.clone()).unwrap_or_default(),
-                    score: hit.score,
-                    vector: None,
-                    keyword: Some(super::fusion::LegScore { raw: hit.score, normalized: hit.score }),
-                })
+                .map(|hit| Hit::single_leg(hit.doc, corpus.id(hit.doc), hit.score, Leg::Keyword))
                 .collect();
             Ok(hits(&found, &corpus.documents))
         },
@@ -280,16 +279,7 @@ Example: `let hits = corpus.nearest(\"which port does the API use\", 5);`",
             let found = corpus.corpus.nearest(&vector, limit).map_err(|error| fail(&context, &error))?;
             let found: Vec<Hit> = found
                 .into_iter()
-                .map(|hit| Hit {
-                    doc: hit.doc,
-                    id: corpus.corpus.document(hit.doc).map(|d| d.id.clone()).unwrap_or_default(),
-                    score: f64::from(hit.score),
-                    vector: Some(super::fusion::LegScore {
-                        raw: f64::from(hit.score),
-                        normalized: f64::from(hit.score),
-                    }),
-                    keyword: None,
-                })
+                .map(|hit| Hit::single_leg(hit.doc, corpus.id(hit.doc), f64::from(hit.score), Leg::Vector))
                 .collect();
             Ok(hits(&found, &corpus.documents))
         },
@@ -331,19 +321,13 @@ Example: `for hit in index.search(\"drizzle migrations\", 5) { print(hit.id); }`
                 .map_err(|error| fail(&context, &error.into()))?;
             let found: Vec<Hit> = found
                 .into_iter()
-                .map(|hit| Hit {
-                    doc: hit.doc,
-                    id: index
+                .map(|hit| {
+                    let id = index
                         .documents
                         .get(hit.doc)
                         .and_then(|d| d.get("id"))
-                        .map_or_else(|| hit.doc.to_string(), ToString::to_string),
-                    score: f64::from(hit.score),
-                    vector: None,
-                    keyword: Some(super::fusion::LegScore {
-                        raw: f64::from(hit.score),
-                        normalized: f64::from(hit.score),
-                    }),
+                        .map_or_else(|| hit.doc.to_string(), ToString::to_string);
+                    Hit::single_leg(hit.doc, id, f64::from(hit.score), Leg::Keyword)
                 })
                 .collect();
             Ok(hits(&found, &index.documents))
