@@ -248,3 +248,32 @@ fn the_cortex_fixtures_pass_their_own_checker() {
     );
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("OK: 45 sessions"));
 }
+
+#[test]
+fn the_retrieval_example_finds_key_facts_and_every_number_traces_to_a_row() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let run_dir = out.path().join("run");
+    let run_dir_text = run_dir.display().to_string();
+    host_in(&repo_root(), &["run", "scripts/examples/retrieval.rhai", "--out", &run_dir_text]).expect_code(0);
+    let hits = run_dir.join("prompt_hits.parquet").display().to_string();
+    let rates = duckdb(&format!(
+        "SELECT profile, count(*), count(*) FILTER (WHERE hit) FROM '{hits}' GROUP BY profile ORDER BY profile"
+    ));
+    let rows = rates["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2, "{rates}");
+    let report = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+    for row in rows {
+        let (profile, prompts, found) =
+            (row[0].as_str().expect("profile"), row[1].as_u64().expect("n"), row[2].as_u64().expect("hits"));
+        assert_eq!(prompts, 50);
+        assert!(
+            report.contains(&format!("| {profile} | {prompts} | {found} |")),
+            "report row for {profile} must match the table:\n{report}"
+        );
+    }
+    let simulated = rows.iter().find(|row| row[0] == "ubundi").expect("ubundi row");
+    assert!(
+        simulated[2].as_u64().expect("hits") >= 25,
+        "the benchmark simulation should find key facts for most prompts: {rates}"
+    );
+}
