@@ -67,10 +67,6 @@ impl Console {
         self.verbose
     }
 
-    pub fn elapsed(&self) -> Duration {
-        self.started.elapsed()
-    }
-
     /// From now on, every line is also appended to `path`.
     pub fn attach_log_file(&self, path: &Path) -> std::io::Result<()> {
         let file = fs_err::OpenOptions::new().create(true).append(true).open(path)?.into_parts().0;

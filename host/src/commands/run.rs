@@ -78,7 +78,9 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);
 
-    // Compile against throwaway capabilities: the run directory does not exist yet.
+    // Compile against throwaway capabilities (the run directory does not exist yet) that carry
+    // this run's arguments and scenario: Rhai inlines scope constants such as `ARGS` while
+    // compiling, so the scratch capabilities of `host check` would compile in empty values.
     let ast = {
         let results = Arc::new(RunResults::new(staging.path(), &run_id)?);
         let capabilities = capabilities(&parts, results, info(staging.path()))?;

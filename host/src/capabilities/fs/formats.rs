@@ -26,15 +26,12 @@ pub fn parse_jsonl(path: &str, text: &str) -> Result<Vec<Value>, FilesError> {
 }
 
 fn json_error(path: &str, error: &serde_json::Error, lines_before: usize) -> FilesError {
-    // serde_json's Display appends " at line L column C"; the location is reported separately.
-    let full = error.to_string();
-    let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(message, _)| message);
     FilesError::Syntax {
         format: "JSON",
         path: path.to_string(),
         line: lines_before + error.line(),
         column: error.column(),
-        message: message.to_string(),
+        message: crate::capabilities::json::message(error),
     }
 }
 

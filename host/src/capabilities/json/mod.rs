@@ -16,11 +16,18 @@ pub struct JsonError {
 }
 
 pub fn parse(text: &str) -> Result<Value, JsonError> {
-    serde_json::from_str(text).map_err(|error| {
-        let full = error.to_string();
-        let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(message, _)| message);
-        JsonError { line: error.line(), column: error.column(), message: message.to_string() }
+    serde_json::from_str(text).map_err(|error| JsonError {
+        line: error.line(),
+        column: error.column(),
+        message: message(&error),
     })
+}
+
+/// serde_json's message without the " at line L column C" its `Display` appends, for errors
+/// that report the location themselves.
+pub fn message(error: &serde_json::Error) -> String {
+    let full = error.to_string();
+    full.rsplit_once(" at line ").map_or(full.as_str(), |(message, _)| message).to_string()
 }
 
 #[cfg(test)]
