@@ -10,6 +10,7 @@
 
 pub mod embed;
 pub mod fs;
+pub mod http;
 pub mod json;
 pub mod llm;
 pub mod log;
@@ -17,6 +18,8 @@ pub mod progress;
 pub mod results;
 pub mod run;
 pub mod search;
+pub mod stats;
+pub mod time;
 
 mod docs;
 
@@ -30,10 +33,11 @@ pub struct Capabilities {
     pub log: Arc<dyn log::Log>,
     pub progress: Arc<dyn progress::Progress>,
     pub llm: Arc<dyn llm::Llm>,
+    pub http: Arc<dyn http::Http>,
     pub embed: Arc<embed::EmbedRouter>,
     pub search: Arc<dyn search::Search>,
     pub run: Arc<run::RunInfo>,
-    /// Where async capabilities (`llm`) run; scripts block on it from their own thread.
+    /// Where async capabilities (`llm`, `http`) run; scripts block on it from their own thread.
     pub runtime: tokio::runtime::Handle,
 }
 
@@ -54,8 +58,11 @@ impl Capabilities {
             ("log", log::rhai::module(self.log.clone())),
             ("progress", progress::rhai::module(self.progress.clone())),
             ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),
+            ("http", http::rhai::module(self.http.clone(), self.runtime.clone())),
+            ("time", time::rhai::module()),
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
             ("search", search::rhai::module(self.search.clone())),
+            ("stats", stats::rhai::module()),
         ]
     }
 

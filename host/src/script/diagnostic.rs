@@ -131,7 +131,7 @@ fn hint(error: &EvalAltResult) -> Option<String> {
             "the script recursed past its call-depth limit; look for unbounded recursion"
         }
         EvalAltResult::ErrorModuleNotFound(..) => {
-            "imports resolve against the project's `scripts/` folder, e.g. `import \"lib/stats\" as stats;`"
+            "imports resolve against the project's `scripts/` folder, e.g. `import \"lib/cortex/judge\" as judge;`"
         }
         EvalAltResult::ErrorFunctionNotFound(signature, _) if signature.contains("()") => {
             "a `()` argument usually comes from a map field that does not exist or a function that returned nothing"

@@ -58,6 +58,9 @@ pub fn engine(capabilities: &Capabilities, resolver: ProjectResolver, limits: Li
         .set_max_string_size(limits.max_string_bytes)
         .set_max_array_size(limits.max_array_items)
         .set_max_map_size(limits.max_map_entries)
+        // Rhai's defaults (64 / 32) reject ordinary experiment code such as a validation loop
+        // with nested interpolations; the 256 MiB script stack holds far deeper nesting.
+        .set_max_expr_depths(256, 256)
         .set_strict_variables(true)
         .set_module_resolver(resolver);
     let log = capabilities.log.clone();

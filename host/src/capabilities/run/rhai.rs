@@ -51,6 +51,22 @@ Example: `let trials = run::args().trials ?? 1;`",
     function("argv", &["Array"], "The script arguments exactly as given; the same list as the constant `ARGV`.\nExample: `for token in run::argv() { print(token); }`")
         .set_into_module(&mut module, move || -> Array { info.argv.iter().cloned().map(Dynamic::from).collect() });
 
+    function(
+        "env",
+        &["name: &str", "Dynamic"],
+        "
+An environment variable's value, or `()` when it is unset or empty: how a script finds the
+endpoints a user configured (`CORTEX_BASE_URL`, `CORTEX_API_KEY`). Values are never recorded
+by the host; keep secrets out of tables and reports.
+Example: `let base_url = run::env(\"CORTEX_BASE_URL\") ?? \"http://127.0.0.1:8080\";`",
+    )
+    .set_into_module(&mut module, |name: &str| -> Dynamic {
+        match std::env::var(name) {
+            Ok(value) if !value.trim().is_empty() => value.trim().into(),
+            _ => Dynamic::UNIT,
+        }
+    });
+
     let info = run;
     function(
         "scenario",

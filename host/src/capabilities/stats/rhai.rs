@@ -1,0 +1,126 @@
+//! The Rhai namespace `stats::`.
+
+use rhai::{Array, Dynamic, EvalAltResult, Map, Module, NativeCallContext};
+
+use crate::capabilities::{docs::function, script_error};
+
+type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
+
+/// Numbers from a script array; integers count as floats, anything else names its index.
+fn numbers(context: &NativeCallContext, name: &str, values: &Array) -> Result<Vec<f64>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, value)| {
+            value.as_float().or_else(|_| value.as_int().map(|int| int as f64)).map_err(|type_name| {
+                let message = format!("`{name}[{index}]` must be a number, got {type_name}");
+                Box::new(EvalAltResult::ErrorRuntime(message.into(), context.call_position()))
+            })
+        })
+        .collect()
+}
+
+fn integers(context: &NativeCallContext, name: &str, values: &Array) -> Result<Vec<i64>> {
+    numbers(context, name, values).map(|values| values.iter().map(|value| value.round() as i64).collect())
+}
+
+fn option<T: Copy + 'static>(options: &Map, key: &str, default: T) -> T {
+    options.get(key).and_then(|value| value.clone().try_cast::<T>()).unwrap_or(default)
+}
+
+pub fn module() -> Module {
+    let mut module = Module::new();
+
+    function(
+        "mean",
+        &["values: Array", "f64"],
+        "The arithmetic mean; an empty array is an error.\nExample: `let average = stats::mean(scores);`",
+    )
+    .set_into_module(&mut module, |context: NativeCallContext, values: Array| -> Result<f64> {
+        super::mean(&numbers(&context, "values", &values)?).map_err(|error| script_error(&context, &error))
+    });
+
+    function(
+        "variance",
+        &["values: Array", "f64"],
+        "The sample variance (divisor n − 1; 0 for one value).\nExample: `let spread = stats::variance(trial_means);`",
+    )
+    .set_into_module(&mut module, |context: NativeCallContext, values: Array| -> Result<f64> {
+        super::variance(&numbers(&context, "values", &values)?).map_err(|error| script_error(&context, &error))
+    });
+
+    function(
+        "nearest_rank",
+        &["values: Array", "q: f64", "f64"],
+        "
+The nearest-rank percentile: the value at 1-based position ⌈q·n⌉ of the sorted values, `q` in
+[0, 1] (the original benchmark's latency percentiles).
+Example: `let p95 = stats::nearest_rank(latencies, 0.95);`",
+    )
+    .set_into_module(&mut module, |context: NativeCallContext, values: Array, q: f64| -> Result<f64> {
+        super::nearest_rank(&numbers(&context, "values", &values)?, q).map_err(|error| script_error(&context, &error))
+    });
+
+    function(
+        "bootstrap_mean",
+        &["values: Array", "options: Map", "Map"],
+        "
+A percentile-bootstrap confidence interval for the mean: `#{ mean, low, high, level, resamples,
+seed }`. Options: `level` (0.95), `resamples` (10000), `seed` (1); the same seed gives the same
+interval.
+Example: `let ci = stats::bootstrap_mean(deltas, #{ level: 0.95, seed: 7 });`",
+    )
+    .set_into_module(&mut module, |context: NativeCallContext, values: Array, options: Map| -> Result<Dynamic> {
+        let values = numbers(&context, "values", &values)?;
+        let resamples = usize::try_from(option(&options, "resamples", 10_000_i64)).unwrap_or(0);
+        let seed = option(&options, "seed", 1_i64) as u64;
+        let interval = super::bootstrap_mean(&values, option(&options, "level", 0.95), resamples, seed)
+            .map_err(|error| script_error(&context, &error))?;
+        rhai::serde::to_dynamic(interval)
+    });
+
+    function(
+        "sign_test",
+        &["differences: Array", "Map"],
+        "
+The exact two-sided sign test on paired differences: `#{ positive, negative, ties, p_value }`
+(ties are dropped; no differences gives p = 1).
+Example: `let test = stats::sign_test(deltas); log::info(`p = ${test.p_value}`);`",
+    )
+    .set_into_module(&mut module, |context: NativeCallContext, differences: Array| -> Result<Dynamic> {
+        let test = super::sign_test(&numbers(&context, "differences", &differences)?)
+            .map_err(|error| script_error(&context, &error))?;
+        rhai::serde::to_dynamic(test)
+    });
+
+    function(
+        "agreement",
+        &["first: Array", "second: Array", "Map"],
+        "
+How two raters agree on the same items, given integer ratings (numbers are rounded):
+`#{ n, exact, kappa, labels, confusion }`; `confusion[i][j]` counts items the first rater put in
+`labels[i]` and the second in `labels[j]`. `kappa` is Cohen's κ.
+Example: `let agreement = stats::agreement(old_scores, new_scores);`",
+    )
+    .set_into_module(&mut module, |context: NativeCallContext, first: Array, second: Array| -> Result<Dynamic> {
+        let agreement =
+            super::agreement(&integers(&context, "first", &first)?, &integers(&context, "second", &second)?)
+                .map_err(|error| script_error(&context, &error))?;
+        rhai::serde::to_dynamic(agreement)
+    });
+
+    function(
+        "shuffle",
+        &["items: Array", "seed: i64", "Array"],
+        "
+The items in a seeded random order: mulberry32 and Fisher–Yates, the permutation the original
+benchmark's `--shuffle-prompts --shuffle-seed` produced.
+Example: `let order = stats::shuffle(prompts, 1337);`",
+    )
+    .set_into_module(&mut module, |items: Array, seed: i64| -> Array {
+        // The original passed the seed to a 32-bit generator; keep its low 32 bits likewise.
+        super::shuffled_order(items.len(), seed as u32).into_iter().map(|index| items[index].clone()).collect()
+    });
+
+    module
+}
