@@ -1,6 +1,7 @@
 //! A real HTTP server on loopback that plays both LLM providers: OpenAI-compatible Chat
 //! Completions at `/v1/chat/completions` and Anthropic Messages at `/v1/messages`, with scripted
-//! faults. Answers echo the last user message, so a test can tell every answer apart.
+//! faults. Answers echo the last user message, so a test can tell every answer apart; a request
+//! whose system message asks for an evaluation judge gets a verdict in a JSON code fence.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -29,6 +30,8 @@ pub enum Fault {
     Truncated,
     EmptyContent,
     Quota,
+    /// Answer normally, but with this text as the reply.
+    Reply(String),
 }
 
 /// One request as the server saw it.
@@ -151,7 +154,7 @@ async fn openai(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": format!("answer to: {prompt}")}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply_text(prompt, body)}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt.len(), "completion_tokens": 5, "total_tokens": prompt.len() + 5}
         })
     })
@@ -174,6 +177,19 @@ async fn anthropic(State(script): State<Shared>, headers: HeaderMap, body: Bytes
         })
     })
     .await
+}
+
+/// What the fake model says: a judge verdict (score 2 when the answer repeats the question's ground
+/// truth word for word, else 1) for a judge request, else an echo of the prompt.
+fn reply_text(prompt: &str, body: &Value) -> String {
+    let system = body["messages"][0]["content"].as_str().unwrap_or("");
+    if system.contains("evaluation judge") {
+        let truth = prompt.split("Ground Truth: ").nth(1).and_then(|rest| rest.split("\n\n").next()).unwrap_or("");
+        let answer = prompt.split("AI Response: ").nth(1).unwrap_or("");
+        let score = if !truth.is_empty() && answer.contains(truth) { 2 } else { 1 };
+        return format!("Here is my verdict:\n```json\n{{\"score\": {score}, \"rationale\": \"fake judge\"}}\n```");
+    }
+    format!("answer to: {prompt}")
 }
 
 async fn respond(
@@ -208,6 +224,12 @@ async fn respond(
     let content = answer(&prompt, &body);
     match fault {
         None => (StatusCode::OK, axum::Json(content)).into_response(),
+        Some(Fault::Reply(text)) => {
+            let mut content = content;
+            content["choices"][0]["message"]["content"] = Value::String(text.clone());
+            content["content"] = json!([{"type": "text", "text": text}]);
+            (StatusCode::OK, axum::Json(content)).into_response()
+        }
         Some(Fault::Status(status)) => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             (status, axum::Json(json!({"error": {"message": "scripted failure", "type": "server_error"}})))

@@ -4,8 +4,11 @@
 #![allow(clippy::expect_used, reason = "test helpers: a failed expectation is a failed test")]
 
 mod cli;
+mod cortex_http;
+mod cortex_v11;
 mod embed;
 mod errors;
+mod fake_cortex;
 mod fake_llm;
 mod llm;
 mod manifest;

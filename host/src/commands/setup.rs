@@ -9,6 +9,7 @@ use anyhow::Context;
 use crate::capabilities::Capabilities;
 use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
+use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp};
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::progress::ConsoleProgress;
@@ -33,6 +34,8 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let log: Arc<dyn Log> = Arc::new(ConsoleLog::new(parts.console.clone()));
     let llm = llm::stack(LlmConfig::from_env(), parts.llm, results.clone(), log.clone())
         .context("cannot set up the HTTP client for LLM calls")?;
+    let client = ReqwestHttp::new().context("cannot set up the HTTP client for `http::` requests")?;
+    let http = Arc::new(MeteredHttp::new(Arc::new(client), results.clone(), log.clone()));
     let notify = {
         let console = parts.console.clone();
         Arc::new(move |line: &str| console.line(line))
@@ -50,6 +53,7 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
         log,
         progress: Arc::new(ConsoleProgress::new(parts.console.clone())),
         llm,
+        http,
         run: Arc::new(run),
         runtime: parts.runtime.clone(),
     })
@@ -102,8 +106,9 @@ pub struct Scratch {
 }
 
 /// Capabilities for commands that compile or describe scripts without a run (`check`, `api`):
-/// reads are confined to `root`, writes land in a scratch folder removed on drop, and the LLM
-/// budget is zero, so module code run while resolving imports cannot spend anything.
+/// reads are confined to `root`, writes land in a scratch folder removed on drop, the LLM
+/// budget is zero and HTTP requests are not sent, so module code run while resolving imports
+/// can neither spend anything nor change a remote service.
 pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratch> {
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -133,6 +138,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         argv: Vec::new(),
         scenario: None,
     };
-    let capabilities = capabilities(&parts, results, info)?;
+    let mut capabilities = capabilities(&parts, results, info)?;
+    capabilities.http = Arc::new(OfflineHttp);
     Ok(Scratch { _dir: dir, _runtime: runtime, files, capabilities })
 }

@@ -1,0 +1,373 @@
+//! The main job, `host run scripts/cortex_v11.rhai`: offline by default, deterministic, every
+//! reported number a Parquet row; and the same script against loopback LLM and Cortex servers.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::{duckdb, host_in, host_in_with, repo_root};
+
+fn table(run: &Path, name: &str) -> String {
+    run.join(format!("{name}.parquet")).display().to_string()
+}
+
+fn offline_run(out: &Path, extra: &[&str]) -> PathBuf {
+    let run = out.join("run");
+    let run_text = run.display().to_string();
+    let mut args = vec!["run", "scripts/cortex_v11.rhai", "--out", &run_text, "--"];
+    args.extend_from_slice(extra);
+    host_in_with(&repo_root(), &args, &[("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("CORTEX_BASE_URL", None)])
+        .expect_code(0);
+    run
+}
+
+/// The report's overall-mean row: OpenClaw, + Cortex, budget control.
+fn overall_row(report: &str) -> Vec<String> {
+    let line = report.lines().find(|line| line.starts_with("| **Overall mean**")).expect("an overall row");
+    line.split('|').map(str::trim).filter(|cell| !cell.is_empty()).skip(1).take(3).map(String::from).collect()
+}
+
+#[test]
+fn the_offline_run_reports_both_conditions_and_the_control_from_summary_rows_and_is_deterministic() {
+    let first_out = tempfile::tempdir().expect("temporary directory");
+    let first = offline_run(first_out.path(), &[]);
+    let report = std::fs::read_to_string(first.join("report.md")).expect("report.md");
+    for heading in [
+        "## Scores by category",
+        "## Paired per-prompt differences",
+        "## Score distribution",
+        "## Retrieval hit rate",
+        "## Cortex retrieval latency",
+    ] {
+        assert!(report.contains(heading), "report lacks {heading}:\n{report}");
+    }
+    assert!(report.contains("answerer `builtin`"), "the report names each role's backend");
+
+    // Every number in the overall row is a summary row, printed to 2 decimals.
+    let means = duckdb(&format!(
+        "SELECT condition, printf('%.2f', value), n FROM '{}' WHERE metric = 'mean_score' AND category = 'all' AND trial = 0 ORDER BY condition",
+        table(&first, "summary")
+    ));
+    let by_condition: std::collections::HashMap<String, String> = means["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| (row[0].as_str().expect("condition").to_string(), row[1].as_str().expect("value").to_string()))
+        .collect();
+    let shown = overall_row(&report);
+    assert_eq!(
+        shown,
+        vec![
+            by_condition["openclaw"].clone(),
+            by_condition["openclaw+cortex"].clone(),
+            by_condition["openclaw-budget"].clone()
+        ]
+    );
+
+    let counts = duckdb(&format!(
+        "SELECT (SELECT count(*) FROM '{}'), (SELECT count(*) FROM '{}'), (SELECT count(*) FROM '{}'), (SELECT count(*) FROM '{}'), (SELECT count(DISTINCT prompt) FROM '{}' WHERE system = 'cortex')",
+        table(&first, "prompts"),
+        table(&first, "answers"),
+        table(&first, "judgments"),
+        table(&first, "cortex_calls"),
+        table(&first, "retrievals")
+    ));
+    assert_eq!(counts["rows"], json!([[50, 150, 150, 50, 50]]));
+
+    // The budget control never injects more than the Cortex condition did for that prompt.
+    let budget = duckdb(&format!(
+        "SELECT count(*) FROM '{a}' b JOIN '{a}' c ON b.prompt = c.prompt WHERE b.condition = 'openclaw-budget' AND c.condition = 'openclaw+cortex' AND b.injected_chars > c.injected_chars",
+        a = table(&first, "answers")
+    ));
+    assert_eq!(budget["rows"], json!([[0]]));
+
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(first.join("results.json")).expect("results.json"))
+            .expect("JSON");
+    assert_eq!(results["retrievals"].as_array().map(Vec::len), Some(50));
+    assert_eq!(results["judgments"][0]["condition"], "compacted", "the original's condition names");
+
+    // A second run (now with warm embedding caches) writes the same tables, row for row.
+    let second_out = tempfile::tempdir().expect("temporary directory");
+    let second = offline_run(second_out.path(), &[]);
+    // Latencies are timings, like timestamps: the only values allowed to differ.
+    for (name, columns, rows) in [
+        ("prompts", "run_id", "true"),
+        ("retrievals", "run_id", "true"),
+        ("answers", "run_id", "true"),
+        ("judgments", "run_id", "true"),
+        ("cortex_calls", "run_id, latency_ms", "true"),
+        ("summary", "run_id", "metric NOT LIKE 'cortex_latency%'"),
+    ] {
+        let (a, b) = (table(&first, name), table(&second, name));
+        let side = |x: &str| format!("SELECT * EXCLUDE ({columns}) FROM '{x}' WHERE {rows}");
+        let compare = duckdb(&format!(
+            "SELECT (SELECT count(*) FROM ({} EXCEPT ALL {})) + (SELECT count(*) FROM ({} EXCEPT ALL {}))",
+            side(&a),
+            side(&b),
+            side(&b),
+            side(&a)
+        ));
+        assert_eq!(compare["rows"], json!([[0]]), "table {name} differs between two offline runs");
+    }
+}
+
+/// Runs the benchmark on data files written to a temporary folder and returns stderr.
+fn bad_input(sessions: &Value, prompts: &Value) -> String {
+    let folder = tempfile::tempdir().expect("temporary directory");
+    let sessions_path = folder.path().join("sessions.json");
+    let prompts_path = folder.path().join("prompts.json");
+    std::fs::write(&sessions_path, sessions.to_string()).expect("write sessions");
+    std::fs::write(&prompts_path, prompts.to_string()).expect("write prompts");
+    let out = folder.path().join("run").display().to_string();
+    let run = host_in(
+        &repo_root(),
+        &[
+            "run",
+            "scripts/cortex_v11.rhai",
+            "--out",
+            &out,
+            "--",
+            "--sessions",
+            &sessions_path.display().to_string(),
+            "--prompts",
+            &prompts_path.display().to_string(),
+        ],
+    );
+    run.expect_code(2);
+    run.stderr.replace(&folder.path().display().to_string(), "[DIR]")
+}
+
+fn session(id: &str, description: &str) -> Value {
+    json!({"id": id, "description": description, "messages": [{"role": "user", "content": "We use port 4000."}, {"role": "assistant", "content": "Noted: port 4000."}]})
+}
+
+fn prompt(id: &str, source: &str) -> Value {
+    json!({"id": id, "category": "F", "prompt": "Which port?", "groundTruth": "Port 4000", "sourceSession": source})
+}
+
+#[test]
+fn bad_data_files_are_errors_naming_the_file_and_the_item() {
+    let good = json!([session("s01", "Week 1, Day 1 — kickoff")]);
+    let cases = [
+        (
+            json!([session("s01", "Week 1, Day 1 — a"), session("s01", "Week 1, Day 2 — b")]),
+            json!([prompt("F01", "s01")]),
+            "[DIR]/sessions.json: session 2 (`s01`): duplicate id (also session 1)",
+        ),
+        (
+            json!([{"id": "s01", "description": "Week 1, Day 1 — a"}]),
+            json!([prompt("F01", "s01")]),
+            "[DIR]/sessions.json: session 1 (`s01`): missing field `messages`",
+        ),
+        (
+            json!([session("s01", "kickoff meeting")]),
+            json!([prompt("F01", "s01")]),
+            "[DIR]/sessions.json: session 1 (`s01`): description `kickoff meeting` has no day number",
+        ),
+        (json!([]), json!([prompt("F01", "s01")]), "[DIR]/sessions.json: no sessions"),
+        (
+            good.clone(),
+            json!([prompt("F01", "s01"), prompt("F01", "s01")]),
+            "[DIR]/prompts.json: prompt 2 (`F01`): duplicate id (also prompt 1)",
+        ),
+        (
+            good.clone(),
+            json!([prompt("F01", "s01, s09")]),
+            "[DIR]/prompts.json: prompt 1 (`F01`): `sourceSession` names `s09`, which is not a session id",
+        ),
+        (
+            good.clone(),
+            json!([{"id": "F01", "category": "F", "prompt": 7, "groundTruth": "x", "sourceSession": "s01"}]),
+            "[DIR]/prompts.json: prompt 1 (`F01`): `prompt` must be a string, got i64",
+        ),
+        (good, json!([]), "[DIR]/prompts.json: no prompts"),
+    ];
+    for (sessions, prompts, expected) in cases {
+        let stderr = bad_input(&sessions, &prompts);
+        assert!(stderr.contains(expected), "expected {expected:?} in:\n{stderr}");
+    }
+}
+
+#[test]
+fn an_unknown_flag_is_an_error_listing_the_flags() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let out_text = out.path().join("run").display().to_string();
+    let run =
+        host_in(&repo_root(), &["run", "scripts/cortex_v11.rhai", "--out", &out_text, "--", "--judge-pases", "3"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("unknown flag --judge-pases; the flags are:"), "{}", run.stderr);
+    assert!(run.stderr.contains("--judge-passes"), "{}", run.stderr);
+}
+
+/// The scenario with Cortex polling intervals a test can wait for.
+fn fast_scenario(folder: &Path) -> String {
+    let text = std::fs::read_to_string(repo_root().join("scenarios/cortex_v11.toml")).expect("scenario");
+    let text = text.replace(
+        "poll_interval_s = 2.0",
+        "poll_interval_s = 0.02\nstabilise_interval_s = 0.02\nsubmit_backoff_s = 0.01",
+    );
+    let path = folder.join("fast.toml");
+    std::fs::write(&path, text).expect("write scenario");
+    path.display().to_string()
+}
+
+#[test]
+fn with_keys_every_role_is_an_llm_and_cortex_is_the_http_api_seeded_and_queried() {
+    let llm = crate::fake_llm::FakeLlm::start();
+    let cortex = crate::fake_cortex::FakeCortex::start("cortex-key-SECRET");
+    cortex.fail(crate::fake_cortex::RETRIEVE, vec![crate::fake_cortex::Fault::Status(500)]);
+    let folder = tempfile::tempdir().expect("temporary directory");
+    let scenario = fast_scenario(folder.path());
+    let run = folder.path().join("run");
+    let run_text = run.display().to_string();
+    let (openai, cortex_url) = (llm.openai_base(), cortex.base_url());
+    let result = host_in_with(
+        &repo_root(),
+        &[
+            "run",
+            "scripts/cortex_v11.rhai",
+            "--scenario",
+            &scenario,
+            "--out",
+            &run_text,
+            "--",
+            "--cortex",
+            "http",
+            "--seed",
+            "--judge-passes",
+            "2",
+        ],
+        &[
+            ("LLM_API_KEY", Some("llm-key")),
+            ("LLM_BASE_URL", Some(&openai)),
+            ("ANTHROPIC_API_KEY", None),
+            ("CORTEX_BASE_URL", Some(&cortex_url)),
+            ("CORTEX_API_KEY", Some("cortex-key-SECRET")),
+        ],
+    );
+    result.expect_code(0);
+
+    let roles =
+        duckdb(&format!("SELECT role, count(*) FROM '{}' GROUP BY role ORDER BY role", table(&run, "llm_calls")));
+    assert_eq!(roles["rows"], json!([["answerer", 150], ["compactor", 1], ["extractor", 45], ["judge", 300]]));
+    assert_eq!(cortex.seen_at(crate::fake_cortex::INGEST).len(), 45, "every session is ingested once");
+
+    // One retrieve failed (HTTP 500): recorded as a failure, not as empty context; 2% stays a valid run.
+    let calls =
+        duckdb(&format!("SELECT count(*), count(*) FILTER (WHERE NOT ok) FROM '{}'", table(&run, "cortex_calls")));
+    assert_eq!(calls["rows"], json!([[50, 1]]));
+    let judged = duckdb(&format!(
+        "SELECT count(*), count(*) FILTER (WHERE ok), min(score), max(score) FROM '{}'",
+        table(&run, "judgments")
+    ));
+    assert_eq!(judged["rows"], json!([[300, 300, 1, 1]]), "the fake judge's fenced verdicts all parse");
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("answerer `llm:gpt-4o-mini`") && report.contains("judge `llm:gpt-4.1-mini`"), "{report}");
+    assert!(!report.contains("Invalid run"));
+    for file in ["report.md", "results.json", "manifest.json", "run.log"] {
+        let text = std::fs::read_to_string(run.join(file)).expect(file);
+        assert!(!text.contains("cortex-key-SECRET"), "{file} leaks the Cortex key");
+    }
+}
+
+#[test]
+fn a_run_where_more_than_5_percent_of_cortex_calls_fail_is_marked_invalid() {
+    let cortex = crate::fake_cortex::FakeCortex::start("k");
+    cortex.fail(crate::fake_cortex::RETRIEVE, vec![crate::fake_cortex::Fault::Status(503); 4]);
+    let folder = tempfile::tempdir().expect("temporary directory");
+    let scenario = fast_scenario(folder.path());
+    let run = folder.path().join("run");
+    let run_text = run.display().to_string();
+    let cortex_url = cortex.base_url();
+    let result = host_in_with(
+        &repo_root(),
+        &["run", "scripts/cortex_v11.rhai", "--scenario", &scenario, "--out", &run_text, "--", "--cortex", "http"],
+        &[
+            ("LLM_API_KEY", None),
+            ("ANTHROPIC_API_KEY", None),
+            ("CORTEX_BASE_URL", Some(&cortex_url)),
+            ("CORTEX_API_KEY", Some("k")),
+        ],
+    );
+    result.expect_code(1);
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("**Invalid run:** 8.0% of Cortex calls failed"), "{report}");
+    let valid = duckdb(&format!("SELECT value FROM '{}' WHERE metric = 'run_valid'", table(&run, "summary")));
+    assert_eq!(valid["rows"], json!([[0.0]]));
+}
+
+#[test]
+fn rejudging_a_run_with_the_same_judge_agrees_exactly_and_a_jsonl_file_can_be_rejudged() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let first = offline_run(out.path(), &[]);
+    let again = out.path().join("rejudged");
+    let (first_text, again_text) = (first.display().to_string(), again.display().to_string());
+    host_in(&repo_root(), &["run", "scripts/rejudge.rhai", "--out", &again_text, "--", "--run", &first_text])
+        .expect_code(0);
+    let agreement = duckdb(&format!("SELECT metric, value, n FROM '{}' ORDER BY metric", table(&again, "agreement")));
+    assert_eq!(agreement["rows"], json!([["cohen_kappa", 1.0, 150], ["exact_agreement", 1.0, 150]]));
+
+    let lines = [
+        json!({"prompt": "Which port?", "groundTruth": "Port 4000", "answer": "It listens on 4000.", "score": 3}),
+        json!({"prompt": "Which port?", "groundTruth": "Port 4000", "answer": "I don't have that information.", "score": 3}),
+    ];
+    let jsonl = out.path().join("answers.jsonl");
+    std::fs::write(&jsonl, lines.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")).expect("write JSONL");
+    let third = out.path().join("third");
+    host_in(
+        &repo_root(),
+        &[
+            "run",
+            "scripts/rejudge.rhai",
+            "--out",
+            &third.display().to_string(),
+            "--",
+            "--answers",
+            &jsonl.display().to_string(),
+        ],
+    )
+    .expect_code(0);
+    let scores = duckdb(&format!("SELECT prompt, score FROM '{}' ORDER BY prompt", table(&third, "judgments")));
+    assert_eq!(scores["rows"], json!([["row1", 3], ["row2", 1]]));
+    let kappa = duckdb(&format!("SELECT value FROM '{}' WHERE metric = 'exact_agreement'", table(&third, "agreement")));
+    assert_eq!(kappa["rows"], json!([[0.5]]));
+}
+
+#[test]
+fn an_unparsable_verdict_is_asked_for_once_more_and_then_counted_as_a_failed_pass() {
+    use crate::fake_llm::{FakeLlm, Fault};
+    let llm = FakeLlm::start();
+    let retried = "Question: Which port?\n\nGround Truth: Port 4000\n\nAI Response: retried";
+    let failing = "Question: Which port?\n\nGround Truth: Port 4000\n\nAI Response: failing";
+    llm.fail(retried, vec![Fault::Reply("I think it deserves a 3.".into())]);
+    llm.fail(failing, vec![Fault::Reply("no verdict".into()), Fault::Reply("still none".into())]);
+    let project = crate::support::TempProject::new();
+    for lib in ["judge", "text"] {
+        let source =
+            std::fs::read_to_string(repo_root().join(format!("scripts/lib/cortex/{lib}.rhai"))).expect("library");
+        project.write(&format!("scripts/lib/cortex/{lib}.rhai"), &source);
+    }
+    project.write(
+        "scripts/judge_twice.rhai",
+        r#"import "lib/cortex/judge" as judge;
+let prompt = #{ id: "F01", prompt: "Which port?", groundTruth: "Port 4000", key_facts: ["4000"], stale_facts: [] };
+let items = ["retried", "failing"].map(|a| #{ trial: 1, condition: a, prompt: prompt, answer: a, error: () });
+results::append_all("judgments", judge::passes(items, "llm:fake-judge", 1, 0.0, 2));
+"#,
+    );
+    let base = llm.openai_base();
+    let out = project.path().join("run").display().to_string();
+    crate::support::host_in_with(
+        project.path(),
+        &["run", "scripts/judge_twice.rhai", "--out", &out],
+        &[("LLM_API_KEY", Some("k")), ("LLM_BASE_URL", Some(&base))],
+    )
+    .expect_code(0);
+    let rows = duckdb(&format!(
+        "SELECT condition, ok, score, error IS NOT NULL FROM '{}' ORDER BY condition",
+        table(&project.path().join("run"), "judgments")
+    ));
+    assert_eq!(rows["rows"], json!([["failing", false, null, true], ["retried", true, 1, false]]));
+    assert_eq!(llm.seen().len(), 4, "one retry each, no more");
+}
