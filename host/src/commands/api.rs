@@ -31,7 +31,12 @@ pub fn reference() -> anyhow::Result<String> {
     let modules = metadata.get("modules").and_then(Value::as_object).cloned().unwrap_or_default();
     for (namespace, module) in &modules {
         out.push_str(&format!("\n## `{namespace}::`\n"));
-        let functions = module.get("functions").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut functions = module.get("functions").and_then(Value::as_array).cloned().unwrap_or_default();
+        // Rhai orders overloads of one name by a hash of their types, which changes between
+        // builds; the full signature gives every build the same order.
+        let signature_of =
+            |function: &Value| function.get("signature").and_then(Value::as_str).unwrap_or_default().to_string();
+        functions.sort_by_key(signature_of);
         for function in functions {
             let signature = function.get("signature").and_then(Value::as_str).unwrap_or_default();
             let comments = function.get("docComments").and_then(Value::as_array).cloned().unwrap_or_default();
