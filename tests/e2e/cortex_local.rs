@@ -124,20 +124,15 @@ const TINY_MEMORY: &str = r#"
 import "lib/cortex/local" as cortex_local;
 
 let sessions = [
-    #{ id: "a", description: "Week 3, Day 16 — Cache-aside layer", messages: [
+    #{ id: "a", description: "Week 3, Day 16 — Cache-aside layer", day: 16, date: "2026-01-20", messages: [
         #{ role: "user", content: "What TTL should the dashboard cache use?" },
         #{ role: "assistant", content: "I'd set the cache TTL to 300 seconds. Summary keys look like `arclight:summary:<orgId>`." },
     ] },
-    #{ id: "b", description: "Week 4, Day 27 — Revisiting the dashboard cache TTL", messages: [
+    #{ id: "b", description: "Week 4, Day 27 — Revisiting the dashboard cache TTL", day: 27, date: "2026-01-31", messages: [
         #{ role: "user", content: "The hit rate is only 41%. Sounds good." },
         #{ role: "assistant", content: "The dashboard cache TTL is now 600 seconds. The summary endpoint has a p95 of 240 ms." },
     ] },
 ];
-for i in 0..sessions.len() {
-    let day = cortex_local::session_day(sessions[i].description);
-    sessions[i].day = day;
-    sessions[i].date = cortex_local::add_days("2026-01-05", day - 1);
-}
 let memory = cortex_local::open(sessions, #{ embed: false, top_k: 3 });
 let question = "What TTL does the dashboard cache use now?";
 let bare = cortex_local::retrieve(memory, #{ prompt: question });
@@ -152,8 +147,10 @@ results::write_json("out.json", #{
 
 fn tiny_memory() -> Value {
     let project = TempProject::new();
-    let library = std::fs::read_to_string(repo_root().join("scripts/lib/cortex/local.rhai")).expect("the library");
-    project.write("scripts/lib/cortex/local.rhai", &library);
+    for library in ["local", "text"] {
+        let path = format!("scripts/lib/cortex/{library}.rhai");
+        project.write(&path, &std::fs::read_to_string(repo_root().join(&path)).expect("the library"));
+    }
     project.write("scripts/tiny.rhai", TINY_MEMORY);
     project.host(&["run", "scripts/tiny.rhai", "--run-id", "t"]).expect_code(0);
     serde_json::from_str(&project.read("runs/tiny/t/out.json")).expect("JSON")
