@@ -1,1 +1,174 @@
-//! Guest SDK (arrives with the guest-modules issue).
+//! What a guest module for `host` depends on: [`export!`] turns plain Rust functions into the
+//! guest's exports, and [`log`], [`embed`] and [`llm`] call the host's capabilities safely.
+//!
+//! A guest is a `cdylib` built for `wasm32-wasip1`. Each exported function takes one serde
+//! input and returns `Result<Output, Failure>`; the host passes JSON in and gets JSON out, and a
+//! `Failure` reaches the caller as a value (a catchable script error), not a crash.
+//!
+//! # A complete guest
+//!
+//! `Cargo.toml`:
+//!
+//! ```toml
+//! [package]
+//! name = "lang-kotlin"
+//! version = "0.1.0"
+//! edition = "2024"
+//!
+//! [lib]
+//! crate-type = ["cdylib", "rlib"]
+//!
+//! [dependencies]
+//! guest-sdk = { path = "../../guest-sdk" }
+//! ```
+//!
+//! `src/lib.rs`:
+//!
+//! ```
+//! use guest_sdk::Failure;
+//! use guest_sdk::imports::{ImportList, Imports, Source};
+//!
+//! guest_sdk::export!(extract_imports);
+//!
+//! pub fn extract_imports(source: Source) -> Result<Imports, Failure> {
+//!     let mut imports = ImportList::default();
+//!     for line in source.content.lines() {
+//!         if let Some(path) = line.trim().strip_prefix("import ") {
+//!             // `import a.b.C` names `C` in module `a.b`.
+//!             match path.trim().rsplit_once('.') {
+//!                 Some((module, name)) => imports.push_named(module, Some(name)),
+//!                 None => imports.push(path.trim()),
+//!             }
+//!         }
+//!     }
+//!     guest_sdk::log::debug(format!("{}: {} imports", source.path, imports.len()));
+//!     Ok(Imports { language: "kotlin".into(), imports: imports.into_vec() })
+//! }
+//!
+//! let source = Source { path: "Main.kt".into(), content: "import a.b.C\n".into() };
+//! assert_eq!(extract_imports(source).unwrap().imports, ["a.b.C"]);
+//! ```
+//!
+//! Built with `cargo build --release --target wasm32-wasip1`, it answers
+//! `host guest call lang-kotlin extract_imports '{"path": "Main.kt", "content": "import a.b.C"}'`.
+//! Off wasm the same crate compiles natively, so its logic can be unit tested and benchmarked
+//! like any Rust code; there the host calls fail with [`FailureKind::Unsupported`] and logging
+//! goes to stderr.
+//!
+//! All of the SDK's `unsafe` code is in one file, `ffi.rs`.
+
+mod ffi;
+
+pub use abi::imports;
+pub use abi::{ABI_VERSION, Chat, ChatMessage, Failure, FailureKind};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// Exports functions `fn(Input) -> Result<Output, E>` (with `Input: Deserialize`,
+/// `Output: Serialize`, `E: Into<Failure>`) under their own names, together with the ABI
+/// exports the host needs. Invoke it once per crate, listing every function. On targets other
+/// than wasm it expands to nothing, so the crate still builds natively.
+#[macro_export]
+macro_rules! export {
+    ($($function:ident),+ $(,)?) => {
+        #[cfg(target_family = "wasm")]
+        #[doc(hidden)]
+        #[allow(unsafe_code, non_snake_case)]
+        mod __guest_exports {
+            #[unsafe(export_name = "guest_abi_version")]
+            extern "C" fn abi_version() -> u32 {
+                $crate::ABI_VERSION
+            }
+
+            #[unsafe(export_name = "guest_alloc")]
+            extern "C" fn alloc(len: u32) -> u32 {
+                $crate::__private::alloc(len)
+            }
+
+            #[unsafe(export_name = "guest_free")]
+            extern "C" fn free(ptr: u32, len: u32) {
+                $crate::__private::free(ptr, len)
+            }
+
+            $(
+                mod $function {
+                    #[unsafe(export_name = concat!("guest:", stringify!($function)))]
+                    extern "C" fn call(ptr: u32, len: u32) -> u64 {
+                        $crate::__private::call(ptr, len, super::super::$function)
+                    }
+                }
+            )+
+        }
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::ffi::{alloc, call, free};
+}
+
+/// The capabilities a guest can ask for; each must be granted in the guest's `guest.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    Log,
+    Embed,
+    Llm,
+}
+
+/// Calls operation `op` of a host capability with a serde input.
+pub fn call_host<I: Serialize, O: DeserializeOwned>(capability: Capability, op: &str, input: &I) -> Result<O, Failure> {
+    let input = serde_json::to_vec(input).map_err(|error| Failure::invalid_input(error.to_string()))?;
+    let reply = ffi::call_host(capability, op, &input)?;
+    let reply: abi::Reply<O> = serde_json::from_slice(&reply)
+        .map_err(|error| Failure::failed(format!("the host's reply to `{op}` did not decode: {error}")))?;
+    reply.into()
+}
+
+/// `host:log`: lines in the run's log, tagged with the guest's name.
+pub mod log {
+    use abi::{LogLevel, LogRecord};
+
+    fn write(level: LogLevel, message: String) {
+        let record = LogRecord { level, message };
+        // Logging is best effort: a guest should not fail because a line could not be written.
+        let _: Result<(), _> = crate::call_host(crate::Capability::Log, "write", &record);
+    }
+
+    pub fn debug(message: impl Into<String>) {
+        write(LogLevel::Debug, message.into());
+    }
+
+    pub fn info(message: impl Into<String>) {
+        write(LogLevel::Info, message.into());
+    }
+
+    pub fn warn(message: impl Into<String>) {
+        write(LogLevel::Warn, message.into());
+    }
+
+    pub fn error(message: impl Into<String>) {
+        write(LogLevel::Error, message.into());
+    }
+}
+
+/// `host:embed`: the host's embedding model.
+pub mod embed {
+    use crate::Failure;
+
+    /// One L2-normalised vector per text, in order.
+    pub fn texts(texts: &[String]) -> Result<Vec<Vec<f32>>, Failure> {
+        crate::call_host(crate::Capability::Embed, "texts", &abi::EmbedTexts { texts: texts.to_vec() })
+    }
+}
+
+/// `host:llm`: chat completions through the host's LLM stack (cache, budget, retries, metering).
+pub mod llm {
+    use crate::{Chat, Failure};
+
+    /// The completion's text.
+    pub fn chat(request: &Chat) -> Result<String, Failure> {
+        let reply: abi::ChatReply = crate::call_host(crate::Capability::Llm, "chat", request)?;
+        Ok(reply.text)
+    }
+}
