@@ -58,6 +58,53 @@ Example:\n  host model")]
     /// Print the script API: every function scripts can call, with its documentation
     #[command(after_help = "Examples:\n  host api\n  host api --json > api.json")]
     Api(ApiArgs),
+
+    /// List guest modules, or call one guest function by hand
+    #[command(subcommand)]
+    Guest(GuestCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GuestCommand {
+    /// List the guests under guests/ (and HOST_GUEST_PATH): name, extensions, grants
+    #[command(after_help = "Examples:\n  host guest list\n  HOST_GUEST_PATH=~/my-guests host guest list --json")]
+    List(GuestListArgs),
+
+    /// Call a guest function with JSON input and print its JSON output
+    #[command(after_help = "Examples:
+  host guest call lang-typescript extract_imports '{\"path\": \"a.ts\", \"content\": \"import x from \\\"y\\\"\"}'
+  host guest call lang-python extract_imports --source app/models.py
+  host guest call my-guest summarise @input.json
+  host guest call target/guests/wasm32-wasip1/release/my_guest.wasm run '{}'
+
+GUEST is a name from `host guest list` or a path (.wasm, .wat, a guest folder or its guest.toml).
+A guest built from source is compiled on first use. The call runs in the guest's sandbox, with
+the grants and limits of its guest.toml; LLM calls are not paid for here (budget 0).")]
+    Call(GuestCallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GuestListArgs {
+    /// Print JSON instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GuestCallArgs {
+    /// The guest: a name or a path
+    pub guest: String,
+
+    /// The function to call
+    pub function: String,
+
+    /// The input: JSON text, `@FILE` for a JSON file, or `-` for standard input [default: {}]
+    #[arg(conflicts_with = "source")]
+    pub input: Option<String>,
+
+    /// Call with `{"path": FILE, "content": <the file's text>}`, the input of `extract_imports`
+    #[arg(long, value_name = "FILE")]
+    pub source: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -12,3 +12,4 @@ pub mod console;
 pub mod project;
 pub mod run;
 pub mod script;
+pub mod wasm;

@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::check(args, cli.verbose),
         Command::Model(args) => commands::model::model(args),
         Command::Api(args) => commands::api::api(args),
+        Command::Guest(command) => commands::guest::guest(command, cli.verbose),
     };
     let outcome = result.unwrap_or_else(|error| {
         eprintln!("error: {error:#}");

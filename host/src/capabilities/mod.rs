@@ -3,13 +3,14 @@
 //!
 //! Each capability is a folder: `mod.rs` holds its trait and boundary types and knows nothing
 //! of Rhai or wasmtime; `rhai.rs` is a thin adapter that fills the static Rhai module `<name>::`;
-//! a `wasm.rs` adapter exposing the same trait as the guest import module `host:<name>` joins
-//! each folder with the guest runtime. Policy (sandboxing, hashing, limits) lives behind the
-//! trait, so both adapters inherit it. Adding a capability means: a folder, a field here, one
-//! line in [`Capabilities::rhai_modules`].
+//! `wasm.rs`, where guests may use the capability, answers the guest import module
+//! `host:<name>` ([`GuestImports`]). Policy (sandboxing, hashing, limits) lives behind the trait,
+//! so both adapters inherit it. Adding a capability means: a folder, a field here, one line in
+//! [`Capabilities::rhai_modules`], and one in [`GuestImports::call`] for guests.
 
 pub mod embed;
 pub mod fs;
+pub mod guest;
 pub mod http;
 pub mod json;
 pub mod llm;
@@ -37,6 +38,8 @@ pub struct Capabilities {
     pub embed: Arc<embed::EmbedRouter>,
     pub search: Arc<dyn search::Search>,
     pub run: Arc<run::RunInfo>,
+    /// Guest modules: found, built, loaded and sandboxed by [`crate::wasm`].
+    pub guests: Arc<crate::wasm::Registry>,
     /// Where async capabilities (`llm`, `http`) run; scripts block on it from their own thread.
     pub runtime: tokio::runtime::Handle,
 }
@@ -63,6 +66,7 @@ impl Capabilities {
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
             ("search", search::rhai::module(self.search.clone())),
             ("stats", stats::rhai::module()),
+            ("guest", guest::rhai::module(self.guests.clone())),
         ]
     }
 
@@ -73,6 +77,7 @@ impl Capabilities {
         }
         progress::rhai::register_types(engine);
         search::rhai::register_types(engine);
+        guest::rhai::register_types(engine);
     }
 }
 
@@ -95,4 +100,42 @@ pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     message
+}
+
+/// The capabilities guests may be granted, each answering the import module `host:<name>` with
+/// one operation-dispatching function (see `abi`). Which of them a guest may call is decided by
+/// its grants when it is linked, not here.
+#[derive(Clone)]
+pub struct GuestImports {
+    pub log: Arc<dyn log::Log>,
+    pub embed: Arc<embed::EmbedRouter>,
+    pub llm: Arc<dyn llm::Llm>,
+}
+
+impl std::fmt::Debug for GuestImports {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("GuestImports").finish_non_exhaustive()
+    }
+}
+
+impl GuestImports {
+    /// Runs `op` of `capability` for `guest` on JSON `input`.
+    pub async fn call(&self, capability: &str, guest: &str, op: &str, input: &[u8]) -> abi::Reply<serde_json::Value> {
+        let result = match capability {
+            "log" => log::wasm::call(self.log.as_ref(), guest, op, input),
+            "embed" => embed::wasm::call(&self.embed, op, input).await,
+            "llm" => llm::wasm::call(self.llm.as_ref(), guest, op, input).await,
+            other => Err(abi::Failure::new(abi::FailureKind::Unsupported, format!("no capability `{other}`"))),
+        };
+        result.into()
+    }
+}
+
+/// A guest's JSON input as a boundary type; a mismatch is the guest's invalid input.
+fn decode<T: serde::de::DeserializeOwned>(input: &[u8]) -> Result<T, abi::Failure> {
+    serde_json::from_slice(input).map_err(|error| abi::Failure::invalid_input(error.to_string()))
+}
+
+fn encode<T: serde::Serialize>(value: &T) -> Result<serde_json::Value, abi::Failure> {
+    serde_json::to_value(value).map_err(|error| abi::Failure::failed(error.to_string()))
 }

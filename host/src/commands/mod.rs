@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod check;
+pub mod guest;
 pub mod model;
 pub mod run;
 mod setup;

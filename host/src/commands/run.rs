@@ -74,6 +74,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         llm: &llm_settings,
         model_dir: args.model_dir.clone(),
         runtime: runtime.handle().clone(),
+        project_root: project.root.clone(),
     };
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);

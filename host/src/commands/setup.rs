@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::capabilities::Capabilities;
+use crate::capabilities::{Capabilities, GuestImports};
 use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp};
@@ -18,6 +18,7 @@ use crate::capabilities::run::RunInfo;
 use crate::capabilities::search::LocalSearch;
 use crate::cli::LlmArgs;
 use crate::console::{Console, Style};
+use crate::wasm::Registry;
 
 /// The parts shared by every set of capabilities of one command.
 pub struct Ingredients<'a> {
@@ -27,6 +28,8 @@ pub struct Ingredients<'a> {
     /// `--model-dir` / `HOST_MODEL_DIR`: where the local embedding model is, if not found otherwise.
     pub model_dir: Option<PathBuf>,
     pub runtime: tokio::runtime::Handle,
+    /// Where `guests/` is looked for.
+    pub project_root: PathBuf,
 }
 
 /// The capabilities of a run, on the real console, file system and network.
@@ -45,7 +48,15 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let embed = EmbedRouter::new(local, RemoteConfig::from_env(), cache.join("embeddings"), log.clone())
         .context("cannot set up the HTTP client for embeddings")?;
     let embed = Arc::new(embed);
+    let imports = Arc::new(GuestImports { log: log.clone(), embed: embed.clone(), llm: llm.clone() });
+    let notify = {
+        let console = parts.console.clone();
+        Box::new(move |line: &str| console.line(line))
+    };
+    let guests = Registry::new(&parts.project_root, imports, parts.runtime.clone(), run.scenario.as_ref(), notify)
+        .map_err(|problem| anyhow::anyhow!("invalid scenario: {problem}"))?;
     Ok(Capabilities {
+        guests: Arc::new(guests),
         search: Arc::new(LocalSearch::new(embed.clone(), parts.runtime.clone())),
         embed,
         files: parts.files.clone(),
@@ -111,7 +122,9 @@ pub struct Scratch {
 /// can neither spend anything nor change a remote service.
 pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratch> {
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    // A worker thread of its own, so that guests' host calls (which block on it from the
+    // calling thread) get their timers and I/O driven.
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
     let console = Arc::new(Console::new(Style::Plain, verbose));
     let files = Arc::new(SandboxFiles::new(ReadPolicy::new(root)?));
     let llm = LlmSettings {
@@ -128,6 +141,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         llm: &llm,
         model_dir: None,
         runtime: runtime.handle().clone(),
+        project_root: root.to_path_buf(),
     };
     let results = Arc::new(RunResults::new(dir.path(), "scratch")?);
     let info = RunInfo {

@@ -9,6 +9,7 @@ mod candle;
 pub mod model;
 mod remote;
 pub mod rhai;
+pub mod wasm;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

@@ -17,6 +17,7 @@ mod openai;
 mod pricing;
 mod retry;
 pub mod rhai;
+pub mod wasm;
 mod router;
 
 use serde::{Deserialize, Serialize};

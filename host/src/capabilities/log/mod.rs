@@ -3,6 +3,7 @@
 //! Lines go to stderr (never stdout, which is for data) and to the run's `run.log`.
 
 pub mod rhai;
+pub mod wasm;
 
 use std::sync::Arc;
 

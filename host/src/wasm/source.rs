@@ -1,0 +1,85 @@
+//! Guests built from source: a guest folder holding a Cargo crate is compiled for
+//! `wasm32-wasip1` on first use, and again whenever its sources (or the project's guest-sdk and
+//! abi crates) are newer than the module. A fresh clone therefore needs no separate build step,
+//! and an edited guest is never run stale.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use super::GuestError;
+
+pub const TARGET: &str = "wasm32-wasip1";
+
+/// Where the project's guests are built: apart from the host's own `target/`, so that a build
+/// started from inside `cargo test` or `cargo run` never waits on their lock.
+pub fn target_dir(project_root: &Path) -> PathBuf {
+    project_root.join("target").join("guests")
+}
+
+/// The module built from the crate in `dir`, building it first if it is missing or stale.
+pub fn ensure_built(name: &str, dir: &Path, project_root: &Path, notify: &dyn Fn(&str)) -> Result<PathBuf, GuestError> {
+    let package = package_name(dir).ok_or_else(|| GuestError::Build {
+        name: name.into(),
+        dir: dir.to_path_buf(),
+        output: "no `[package] name` in its Cargo.toml".into(),
+    })?;
+    let target = target_dir(project_root);
+    let wasm = target.join(TARGET).join("release").join(format!("{}.wasm", package.replace('-', "_")));
+    let built = modified(&wasm);
+    let sources = [dir.to_path_buf(), project_root.join("guest-sdk"), project_root.join("abi")];
+    let newest = sources.iter().filter_map(|source| newest_in(source)).max();
+    if built.is_some() && newest <= built {
+        return Ok(wasm);
+    }
+    notify(&format!("building guest `{name}` for {TARGET} from `{}` (once per change)", dir.display()));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--target", TARGET, "--target-dir"])
+        .arg(&target)
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .output()
+        .map_err(|source| GuestError::Cargo { name: name.into(), source })?;
+    if !output.status.success() || !wasm.is_file() {
+        let text = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = text.lines().rev().take(40).collect();
+        let mut output = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+        if output.contains("wasm32-wasip1") && output.contains("target may not be installed") {
+            output.push_str("\nhint: `rustup target add wasm32-wasip1`");
+        }
+        return Err(GuestError::Build { name: name.into(), dir: dir.to_path_buf(), output });
+    }
+    Ok(wasm)
+}
+
+fn package_name(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let manifest: toml::Table = toml::from_str(&text).ok()?;
+    manifest.get("package")?.get("name")?.as_str().map(str::to_string)
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok()
+}
+
+/// The latest modification time of any file under `dir`, skipping build output.
+fn newest_in(dir: &Path) -> Option<SystemTime> {
+    let mut newest = modified(dir);
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                if entry.file_name() != "target" && entry.file_name() != ".git" {
+                    pending.push(path);
+                }
+            } else {
+                newest = newest.max(modified(&path));
+            }
+        }
+    }
+    newest
+}
