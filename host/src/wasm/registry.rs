@@ -108,7 +108,9 @@ impl Registry {
     }
 
     fn load_uncached(&self, name: &str) -> Result<Guest, GuestError> {
-        let as_path = Path::new(name);
+        // A path is relative to the project, like every other path a script names.
+        let joined = self.context.project_root.join(name);
+        let as_path = joined.as_path();
         let is_module = matches!(as_path.extension().and_then(|extension| extension.to_str()), Some("wasm" | "wat"));
         if is_module && as_path.is_file() {
             let stem = as_path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("guest");
@@ -138,7 +140,7 @@ impl Registry {
         let dir = manifest_path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let module_path = match &manifest.wasm {
             Some(wasm) => dir.join(wasm),
-            None => source::ensure_built(&manifest.name, &dir, &self.context.project_root, &*self.notify)?,
+            None => source::ensure_built(&manifest.name, &dir, &*self.notify)?,
         };
         self.load_module(manifest, module_path)
     }

@@ -1,6 +1,6 @@
 //! Guests built from source: a guest folder holding a Cargo crate is compiled for
-//! `wasm32-wasip1` on first use, and again whenever its sources (or the project's guest-sdk and
-//! abi crates) are newer than the module. A fresh clone therefore needs no separate build step,
+//! `wasm32-wasip1` on first use, and again whenever its sources (or its workspace's guest-sdk
+//! and abi crates) are newer than the module. A fresh clone therefore needs no separate build step,
 //! and an edited guest is never run stale.
 
 use std::path::{Path, PathBuf};
@@ -11,23 +11,25 @@ use super::GuestError;
 
 pub const TARGET: &str = "wasm32-wasip1";
 
-/// Where the project's guests are built: apart from the host's own `target/`, so that a build
-/// started from inside `cargo test` or `cargo run` never waits on their lock.
-pub fn target_dir(project_root: &Path) -> PathBuf {
-    project_root.join("target").join("guests")
+/// Where guests are built: `target/guests` of the Cargo workspace holding the guest (the
+/// nearest folder above it with a `Cargo.lock`), apart from the host's own `target/` so that a
+/// build started from inside `cargo test` or `cargo run` never waits on its lock.
+pub fn workspace_of(dir: &Path) -> PathBuf {
+    dir.ancestors().find(|ancestor| ancestor.join("Cargo.lock").is_file()).unwrap_or(dir).to_path_buf()
 }
 
 /// The module built from the crate in `dir`, building it first if it is missing or stale.
-pub fn ensure_built(name: &str, dir: &Path, project_root: &Path, notify: &dyn Fn(&str)) -> Result<PathBuf, GuestError> {
+pub fn ensure_built(name: &str, dir: &Path, notify: &dyn Fn(&str)) -> Result<PathBuf, GuestError> {
     let package = package_name(dir).ok_or_else(|| GuestError::Build {
         name: name.into(),
         dir: dir.to_path_buf(),
         output: "no `[package] name` in its Cargo.toml".into(),
     })?;
-    let target = target_dir(project_root);
+    let workspace = workspace_of(dir);
+    let target = workspace.join("target").join("guests");
     let wasm = target.join(TARGET).join("release").join(format!("{}.wasm", package.replace('-', "_")));
     let built = modified(&wasm);
-    let sources = [dir.to_path_buf(), project_root.join("guest-sdk"), project_root.join("abi")];
+    let sources = [dir.to_path_buf(), workspace.join("guest-sdk"), workspace.join("abi")];
     let newest = sources.iter().filter_map(|source| newest_in(source)).max();
     if built.is_some() && newest <= built {
         return Ok(wasm);
