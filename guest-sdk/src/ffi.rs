@@ -12,7 +12,6 @@ use abi::{Failure, Reply};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::Capability;
 
 /// `guest_alloc`: `len` bytes for the host to write into; 0 when memory is exhausted.
 pub fn alloc(len: u32) -> u32 {
@@ -122,34 +121,51 @@ fn report_panic(message: &str) {
     eprintln!("{message}");
 }
 
+/// A host capability's import. Each wrapper names its own constant, so a guest imports only
+/// the capabilities it calls (and needs only those granted).
+#[derive(Clone, Copy)]
+pub struct Import {
+    #[cfg(not(target_family = "wasm"))]
+    name: &'static str,
+    #[cfg(target_family = "wasm")]
+    raw: unsafe extern "C" fn(u32, u32, u32, u32) -> u64,
+}
+
+#[cfg(target_family = "wasm")]
+pub const LOG: Import = Import { raw: raw::log };
+#[cfg(target_family = "wasm")]
+pub const EMBED: Import = Import { raw: raw::embed };
+#[cfg(target_family = "wasm")]
+pub const LLM: Import = Import { raw: raw::llm };
+
+#[cfg(not(target_family = "wasm"))]
+pub const LOG: Import = Import { name: "log" };
+#[cfg(not(target_family = "wasm"))]
+pub const EMBED: Import = Import { name: "embed" };
+#[cfg(not(target_family = "wasm"))]
+pub const LLM: Import = Import { name: "llm" };
+
 /// Calls `op` of a host capability, returning the reply's bytes.
 #[cfg(target_family = "wasm")]
-pub fn call_host(capability: Capability, op: &str, input: &[u8]) -> Result<Vec<u8>, Failure> {
-    let import = match capability {
-        Capability::Log => raw::log,
-        Capability::Embed => raw::embed,
-        Capability::Llm => raw::llm,
-    };
+pub fn call_host(import: Import, op: &str, input: &[u8]) -> Result<Vec<u8>, Failure> {
     let address = |bytes: &[u8]| (bytes.as_ptr() as usize as u32, bytes.len() as u32);
     let ((op_ptr, op_len), (in_ptr, in_len)) = (address(op.as_bytes()), address(input));
     // SAFETY: the host reads the two regions during the call only, and answers a region it
     // allocated through `guest_alloc` and handed over to us.
-    let (ptr, len) = abi::unpack(unsafe { import(op_ptr, op_len, in_ptr, in_len) });
+    let (ptr, len) = abi::unpack(unsafe { (import.raw)(op_ptr, op_len, in_ptr, in_len) });
     Ok(take(ptr, len))
 }
 
 /// Off wasm there is no host: logging goes to stderr and every other capability is unsupported,
 /// so a guest's logic can be tested and benchmarked natively.
 #[cfg(not(target_family = "wasm"))]
-pub fn call_host(capability: Capability, op: &str, input: &[u8]) -> Result<Vec<u8>, Failure> {
-    match capability {
-        Capability::Log => {
-            eprintln!("{}", String::from_utf8_lossy(input));
-            Ok(br#"{"ok":null}"#.to_vec())
-        }
-        _ => Err(Failure::new(
-            abi::FailureKind::Unsupported,
-            format!("`{op}` needs the host: {capability:?} is only available inside a guest"),
-        )),
+pub fn call_host(import: Import, op: &str, input: &[u8]) -> Result<Vec<u8>, Failure> {
+    if import.name == "log" {
+        eprintln!("{}", String::from_utf8_lossy(input));
+        return Ok(br#"{"ok":null}"#.to_vec());
     }
+    Err(Failure::new(
+        abi::FailureKind::Unsupported,
+        format!("`{}` `{op}` needs the host: capabilities are only available inside a guest", import.name),
+    ))
 }

@@ -108,18 +108,10 @@ pub mod __private {
     pub use crate::ffi::{alloc, call, free};
 }
 
-/// The capabilities a guest can ask for; each must be granted in the guest's `guest.toml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Capability {
-    Log,
-    Embed,
-    Llm,
-}
-
 /// Calls operation `op` of a host capability with a serde input.
-pub fn call_host<I: Serialize, O: DeserializeOwned>(capability: Capability, op: &str, input: &I) -> Result<O, Failure> {
+fn call_host<I: Serialize, O: DeserializeOwned>(import: ffi::Import, op: &str, input: &I) -> Result<O, Failure> {
     let input = serde_json::to_vec(input).map_err(|error| Failure::invalid_input(error.to_string()))?;
-    let reply = ffi::call_host(capability, op, &input)?;
+    let reply = ffi::call_host(import, op, &input)?;
     let reply: abi::Reply<O> = serde_json::from_slice(&reply)
         .map_err(|error| Failure::failed(format!("the host's reply to `{op}` did not decode: {error}")))?;
     reply.into()
@@ -132,7 +124,7 @@ pub mod log {
     fn write(level: LogLevel, message: String) {
         let record = LogRecord { level, message };
         // Logging is best effort: a guest should not fail because a line could not be written.
-        let _: Result<(), _> = crate::call_host(crate::Capability::Log, "write", &record);
+        let _: Result<(), _> = crate::call_host(crate::ffi::LOG, "write", &record);
     }
 
     pub fn debug(message: impl Into<String>) {
@@ -164,7 +156,7 @@ pub mod embed {
     /// One L2-normalised vector per text, in order.
     pub fn texts(texts: &[String]) -> Result<Vec<Vec<f32>>, Failure> {
         let request = abi::EmbedTexts { texts: texts.to_vec() };
-        let embeddings: Embeddings = crate::call_host(crate::Capability::Embed, "texts", &request)?;
+        let embeddings: Embeddings = crate::call_host(crate::ffi::EMBED, "texts", &request)?;
         Ok(embeddings.vectors)
     }
 }
@@ -175,7 +167,7 @@ pub mod llm {
 
     /// The completion's text.
     pub fn chat(request: &Chat) -> Result<String, Failure> {
-        let reply: abi::ChatReply = crate::call_host(crate::Capability::Llm, "chat", request)?;
+        let reply: abi::ChatReply = crate::call_host(crate::ffi::LLM, "chat", request)?;
         Ok(reply.text)
     }
 }

@@ -11,6 +11,7 @@ mod embed;
 mod errors;
 mod fake_cortex;
 mod fake_llm;
+mod guests;
 mod llm;
 mod manifest;
 mod scripts;

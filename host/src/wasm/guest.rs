@@ -80,10 +80,11 @@ impl Guest {
         let sandbox = |error: wasmtime::Error| GuestError::Sandbox { name: name.to_string(), detail: format!("{error:#}") };
         let engine = context.engines.engine(metering).map_err(sandbox)?;
         let pre = linker::linker(&engine, &grants).and_then(|linker| linker.instantiate_pre(&module)).map_err(sandbox)?;
-        let functions = module
+        let mut functions: Vec<String> = module
             .exports()
             .filter_map(|export| export.name().strip_prefix(::abi::FUNCTION_PREFIX).map(str::to_string))
             .collect();
+        functions.sort();
         let guest = Guest {
             manifest,
             grants,

@@ -52,7 +52,7 @@ Loads a guest module by name (a folder with a guest.toml under `guests/` or `HOS
 or by path (`.wasm`, `.wat`, a guest folder or its guest.toml). A guest built from source is
 compiled on first use. It runs sandboxed: only what its manifest (and the scenario's `[guests]`)
 grants, within its memory, deadline and fuel limits.
-Example: `let ts = guest::load(\"lang-typescript\"); let out = ts.call(\"extract_imports\", #{ path: p, content: text });`",
+Example: `let ts = guest::load(\"lang-typescript\"); let out = ts.invoke(\"extract_imports\", #{ path: p, content: text });`",
     )
     .set_into_module(&mut module, move |context: NativeCallContext, name: &str| -> Result<Guest> {
         guests.load(name).map(Guest).map_err(|error| fail(&context, &error))
@@ -89,13 +89,14 @@ Example: `for g in guest::list() { print(g.name); }`",
     });
 
     function(
-        "call",
+        "invoke",
         &["guest: &mut Guest", "function: &str", "input: ?", "?"],
         "
 Calls a guest function with `input` (any value that is JSON: map, array, string, number, bool,
 `()`) and returns its output. A failure the guest reports, and any sandbox violation (deadline,
-memory, fuel, trap), is a catchable error naming the guest and the function.
-Example: `let out = ts.call(\"extract_imports\", #{ path: \"a.ts\", content: \"import x from 'y'\" });`",
+memory, fuel, trap), is a catchable error naming the guest and the function. (Not `call`: Rhai
+reserves `x.call(...)` for function pointers.)
+Example: `let out = ts.invoke(\"extract_imports\", #{ path: \"a.ts\", content: \"import x from 'y'\" });`",
     )
     .in_global_namespace()
     .set_into_module(
