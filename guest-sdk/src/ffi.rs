@@ -12,7 +12,6 @@ use abi::{Failure, Reply};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-
 /// `guest_alloc`: `len` bytes for the host to write into; 0 when memory is exhausted.
 pub fn alloc(len: u32) -> u32 {
     let Ok(layout) = Layout::array::<u8>(len as usize) else { return 0 };

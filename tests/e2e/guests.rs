@@ -82,8 +82,24 @@ fn hostile_guests_are_stopped_or_refused_and_the_host_keeps_serving() {
     );
     run.expect_code(0);
     let attempts = attempts(out.path());
-    let [count1, count2, spin, count3, bomb, recurse, trap, huge, block, refused, granted, missing, echo, fuel, abi, ungranted] =
-        attempts.as_slice()
+    let [
+        count1,
+        count2,
+        spin,
+        count3,
+        bomb,
+        recurse,
+        trap,
+        huge,
+        block,
+        refused,
+        granted,
+        missing,
+        echo,
+        fuel,
+        abi,
+        ungranted,
+    ] = attempts.as_slice()
     else {
         panic!("sixteen attempts expected: {attempts:?}");
     };
@@ -111,13 +127,27 @@ fn hostile_guests_are_stopped_or_refused_and_the_host_keeps_serving() {
     assert_eq!(seen["clock_seconds"], 0, "{seen}");
     assert_eq!(granted["output"]["file"], true, "the scenario grants guests/hostile read-only: {granted}");
 
-    assert!(error_of(missing).contains("has no function `missing`; it has `block`, `bomb`, `count`, `echo`"), "{missing}");
+    assert!(
+        error_of(missing).contains("has no function `missing`; it has `block`, `bomb`, `count`, `echo`"),
+        "{missing}"
+    );
     assert_eq!(echo["output"], json!({ "still": "serving" }));
     assert!(error_of(fuel).contains("`spin` ran out of fuel (1000000 units)"), "{fuel}");
     assert!(error_of(abi).contains("speaks ABI version 99, this host speaks 1"), "{abi}");
     let ungranted = error_of(ungranted);
     assert!(ungranted.contains("imports `host:llm`, which is not granted to it"), "{ungranted}");
     assert!(ungranted.contains("add \"llm\" to `capabilities` under [grants]"), "{ungranted}");
+
+    // The manifest records each loaded guest's module hash, grants and how its calls went.
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("manifest.json")).expect("manifest"))
+            .expect("JSON");
+    let hostile =
+        manifest["guests"].as_array().expect("guests").iter().find(|g| g["name"] == "hostile").expect("hostile");
+    assert_eq!(hostile["sha256"].as_str().map(str::len), Some(64));
+    assert_eq!(hostile["grants"]["capabilities"], json!(["llm", "log"]));
+    assert_eq!(hostile["calls"], 13);
+    assert_eq!(hostile["violations"], 5, "spin, bomb, recurse, trap and block trap; huge and missing do not");
 
     // The guest's log line reached the run log, tagged with its name; no secret did.
     let log = std::fs::read_to_string(out.path().join("run.log")).expect("run.log");
@@ -134,7 +164,8 @@ fn arbitrary_sources(count: usize) -> Vec<Value> {
     let files = corpus_files();
     let texts: Vec<String> =
         files.iter().map(|file| std::fs::read_to_string(repo_root().join(file)).expect("corpus file")).collect();
-    let alphabet: Vec<char> = "{}()[];:,.'\"`/*\\\n\t #<>=!$@_-aZ0éあ🦀import from use require export".chars().collect();
+    let alphabet: Vec<char> =
+        "{}()[];:,.'\"`/*\\\n\t #<>=!$@_-aZ0éあ🦀import from use require export".chars().collect();
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
         state ^= state << 13;
@@ -176,10 +207,9 @@ fn arbitrary_input_never_traps_a_strategy_guest() {
         &[("HOST_GUEST_PATH", Some(&guests_dir))],
     )
     .expect_code(0);
-    let summary: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("run/fuzz.json")).expect("fuzz.json"),
-    )
-    .expect("JSON");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run/fuzz.json")).expect("fuzz.json"))
+            .expect("JSON");
     assert_eq!(summary["executions"], 2_000);
     assert_eq!(summary["errors"], json!([]), "no input may trap or fail a strategy");
 }
@@ -215,7 +245,8 @@ fn guest_call_reports_bad_input_as_the_guests_failure() {
 
 #[test]
 fn guest_call_names_an_unknown_guest_and_where_it_looked() {
-    let run = host_in_with(&repo_root(), &["guest", "call", "lang-cobol", "extract_imports"], &[("HOST_GUEST_PATH", None)]);
+    let run =
+        host_in_with(&repo_root(), &["guest", "call", "lang-cobol", "extract_imports"], &[("HOST_GUEST_PATH", None)]);
     run.expect_code(2);
     insta::assert_snapshot!(stable(&run.stderr, &repo_root()));
 }

@@ -104,5 +104,7 @@ fn input(args: &GuestCallArgs) -> anyhow::Result<Value> {
             None => (argument.to_string(), "the INPUT argument".to_string()),
         },
     };
-    serde_json::from_str(&text).with_context(|| format!("{origin} is not valid JSON; hint: quote it for the shell, e.g. '{{\"path\": \"a.ts\"}}'"))
+    serde_json::from_str(&text).with_context(|| {
+        format!("{origin} is not valid JSON; hint: quote it for the shell, e.g. '{{\"path\": \"a.ts\"}}'")
+    })
 }

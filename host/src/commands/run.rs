@@ -124,6 +124,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let engine = script::engine(&capabilities, resolver, limits, interrupt.clone());
     let outcome = evaluate(&engine, &capabilities, &ast);
     manifest.models = capabilities.embed.models_used();
+    manifest.guests = capabilities.guests.records();
 
     finish(
         Finish {

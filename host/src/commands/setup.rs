@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::capabilities::{Capabilities, GuestImports};
 use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp};
@@ -16,6 +15,7 @@ use crate::capabilities::progress::ConsoleProgress;
 use crate::capabilities::results::RunResults;
 use crate::capabilities::run::RunInfo;
 use crate::capabilities::search::LocalSearch;
+use crate::capabilities::{Capabilities, GuestImports};
 use crate::cli::LlmArgs;
 use crate::console::{Console, Style};
 use crate::wasm::Registry;

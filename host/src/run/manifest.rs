@@ -47,6 +47,8 @@ pub struct Manifest {
     pub checks: Vec<Check>,
     /// Embedding models the run used; the local one with its weights' sha256 when loaded.
     pub models: Vec<ModelRecord>,
+    /// Guest modules the run loaded: which module (by sha256), what it was granted, how it went.
+    pub guests: Vec<crate::wasm::GuestRecord>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -100,6 +102,7 @@ impl Manifest {
             files: Vec::new(),
             checks: Vec::new(),
             models: Vec::new(),
+            guests: Vec::new(),
         }
     }
 

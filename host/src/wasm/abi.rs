@@ -4,7 +4,6 @@
 
 use wasmtime::{AsContextMut, Caller, Extern, Instance, Memory, Store, TypedFunc};
 
-
 /// A guest's ABI exports, looked up once per instance.
 #[derive(Clone)]
 pub struct Exports {
@@ -50,7 +49,10 @@ pub fn take_reply<T>(
         Err(len as usize)
     } else {
         let mut bytes = vec![0; len as usize];
-        exports.memory.read(&*store, ptr as usize, &mut bytes).map_err(|_| bad_region("reply", ptr as i32, len as i32))?;
+        exports
+            .memory
+            .read(&*store, ptr as usize, &mut bytes)
+            .map_err(|_| bad_region("reply", ptr as i32, len as i32))?;
         Ok(bytes)
     };
     exports.free.call(&mut *store, (ptr as i32, len as i32))?;
@@ -65,7 +67,9 @@ pub fn read_from_caller<T>(caller: &mut Caller<'_, T>, ptr: i32, len: i32, limit
     }
     let memory = caller_memory(caller)?;
     let mut bytes = vec![0; len];
-    memory.read(&*caller, ptr as u32 as usize, &mut bytes).map_err(|_| bad_region("host-call argument", ptr, len as i32))?;
+    memory
+        .read(&*caller, ptr as u32 as usize, &mut bytes)
+        .map_err(|_| bad_region("host-call argument", ptr, len as i32))?;
     Ok(bytes)
 }
 
@@ -93,10 +97,7 @@ fn caller_memory<T>(caller: &mut Caller<'_, T>) -> wasmtime::Result<Memory> {
 }
 
 fn bad_region(what: &str, ptr: i32, len: i32) -> wasmtime::Error {
-    violation(format!(
-        "the {what} at {:#x}+{} lies outside the guest's memory",
-        ptr as u32, len as u32
-    ))
+    violation(format!("the {what} at {:#x}+{} lies outside the guest's memory", ptr as u32, len as u32))
 }
 
 /// A guest broke the calling convention (a bad pointer, an oversized argument, a missing

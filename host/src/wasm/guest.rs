@@ -8,20 +8,21 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use wasmtime::{InstancePre, Module, Store, Trap};
 
+use super::GuestError;
 use super::abi::{self, Exports};
 use super::engine::{Engines, Metering};
 use super::linker::{self, DeadlineInHostCall};
 use super::manifest::{Grants, Manifest};
 use super::sandbox::{self, GuestState, Setup};
-use super::GuestError;
 use crate::capabilities::GuestImports;
 
 pub struct Guest {
     pub manifest: Manifest,
     /// The manifest's grants plus the scenario's.
     pub grants: Grants,
-    /// Where the module came from.
+    /// Where the module came from, and its content hash.
     pub module_path: PathBuf,
+    pub sha256: String,
     /// The callable functions, from the module's exports.
     pub functions: Vec<String>,
     name: Arc<str>,
@@ -74,12 +75,15 @@ impl Guest {
     ) -> Result<Guest, GuestError> {
         let name: Arc<str> = manifest.name.as_str().into();
         let metering = if manifest.limits.fuel.is_some() { Metering::Fueled } else { Metering::Plain };
-        let compile = |error: wasmtime::Error| GuestError::Compile { name: name.to_string(), detail: format!("{error:#}") };
+        let compile =
+            |error: wasmtime::Error| GuestError::Compile { name: name.to_string(), detail: format!("{error:#}") };
         let module: Module = context.engines.module(bytes, metering).map_err(compile)?;
         linker::check_imports(&name, &module, &grants)?;
-        let sandbox = |error: wasmtime::Error| GuestError::Sandbox { name: name.to_string(), detail: format!("{error:#}") };
+        let sandbox =
+            |error: wasmtime::Error| GuestError::Sandbox { name: name.to_string(), detail: format!("{error:#}") };
         let engine = context.engines.engine(metering).map_err(sandbox)?;
-        let pre = linker::linker(&engine, &grants).and_then(|linker| linker.instantiate_pre(&module)).map_err(sandbox)?;
+        let pre =
+            linker::linker(&engine, &grants).and_then(|linker| linker.instantiate_pre(&module)).map_err(sandbox)?;
         let mut functions: Vec<String> = module
             .exports()
             .filter_map(|export| export.name().strip_prefix(::abi::FUNCTION_PREFIX).map(str::to_string))
@@ -89,6 +93,7 @@ impl Guest {
             manifest,
             grants,
             module_path,
+            sha256: hex::encode(<sha2::Sha256 as sha2::Digest>::digest(bytes)),
             functions,
             name,
             metering,
@@ -117,18 +122,29 @@ impl Guest {
     /// Calls `function` with `input`; a guest's reported failure and every sandbox violation come
     /// back as [`GuestError`]s. Never panics, whatever the guest does.
     pub fn call(&self, function: &str, input: &Value) -> Result<Value, GuestError> {
+        self.call_with(function, input, false)
+    }
+
+    /// [`Guest::call`] on a fresh instance, whatever the manifest says: what a stateful guest
+    /// pays on every call, and what the benchmark compares reuse against.
+    pub fn call_fresh(&self, function: &str, input: &Value) -> Result<Value, GuestError> {
+        self.call_with(function, input, true)
+    }
+
+    fn call_with(&self, function: &str, input: &Value, fresh: bool) -> Result<Value, GuestError> {
         let bytes = serde_json::to_vec(input).map_err(|error| self.bad_reply(function, error.to_string()))?;
         if bytes.len() > self.manifest.limits.output_bytes() {
             return Err(self.too_large(function, "was given", bytes.len()));
         }
         let mut slot = self.lock_live();
-        let mut live = match slot.take() {
+        let reused = if fresh { None } else { slot.take() };
+        let mut live = match reused {
             Some(live) => live,
             None => self.instantiate()?,
         };
         let result = self.call_on(&mut live, function, &bytes);
         let violated = matches!(&result, Err(error) if error.is_violation());
-        if self.manifest.stateless && !violated {
+        if self.manifest.stateless && !violated && !fresh {
             *slot = Some(live);
         }
         self.count(|stats| {
@@ -147,7 +163,8 @@ impl Guest {
                 available: self.functions.clone(),
             });
         };
-        sandbox::arm(&mut live.store, &self.manifest.limits, self.metering).map_err(|error| self.classify(live, function, error))?;
+        sandbox::arm(&mut live.store, &self.manifest.limits, self.metering)
+            .map_err(|error| self.classify(live, function, error))?;
         let packed = abi::write_input(&mut live.store, &live.exports, input)
             .and_then(|(ptr, len)| entry.call(&mut live.store, (ptr, len)))
             .map_err(|error| self.classify(live, function, error))?;
@@ -178,7 +195,8 @@ impl Guest {
         let mut store = sandbox::store(self.pre.module().engine(), &setup)
             .map_err(|detail| GuestError::Sandbox { name: self.name.to_string(), detail })?;
         let during = "instantiation";
-        sandbox::arm(&mut store, &self.manifest.limits, self.metering).map_err(|error| self.trap(&store, during, error))?;
+        sandbox::arm(&mut store, &self.manifest.limits, self.metering)
+            .map_err(|error| self.trap(&store, during, error))?;
         let instance = self.pre.instantiate(&mut store).map_err(|error| self.trap(&store, during, error))?;
         // Reactor modules (Rust cdylibs for wasip1) run their static constructors here.
         if let Ok(initialize) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
@@ -191,7 +209,11 @@ impl Guest {
             .call(&mut store, ())
             .map_err(|error| self.trap(&store, during, error))? as u32;
         if version != ::abi::ABI_VERSION {
-            return Err(GuestError::AbiMismatch { name: self.name.to_string(), guest: version, host: ::abi::ABI_VERSION });
+            return Err(GuestError::AbiMismatch {
+                name: self.name.to_string(),
+                guest: version,
+                host: ::abi::ABI_VERSION,
+            });
         }
         let exports = Exports::find(&mut store, &instance).map_err(|detail| not_a_guest(detail.to_string()))?;
         self.count(|stats| stats.instances += 1);
@@ -211,13 +233,20 @@ impl Guest {
             return GuestError::MemoryLimit { name, function, memory_mib: limits.memory_mib };
         }
         if error.downcast_ref::<DeadlineInHostCall>().is_some() {
-            return GuestError::Deadline { name, function, deadline_ms: limits.deadline_ms, host_call: state.stopped_in.clone() };
+            return GuestError::Deadline {
+                name,
+                function,
+                deadline_ms: limits.deadline_ms,
+                host_call: state.stopped_in.clone(),
+            };
         }
         if let Some(message) = &state.panic {
             return GuestError::Panic { name, function, message: message.clone() };
         }
         match error.downcast_ref::<Trap>() {
-            Some(Trap::Interrupt) => GuestError::Deadline { name, function, deadline_ms: limits.deadline_ms, host_call: None },
+            Some(Trap::Interrupt) => {
+                GuestError::Deadline { name, function, deadline_ms: limits.deadline_ms, host_call: None }
+            }
             Some(Trap::OutOfFuel) => GuestError::OutOfFuel { name, function, fuel: limits.fuel.unwrap_or(u64::MAX) },
             Some(Trap::StackOverflow) => GuestError::StackOverflow { name, function },
             Some(trap) => GuestError::Trap { name, function, detail: trap.to_string() },

@@ -37,7 +37,11 @@ pub fn check_imports(name: &str, module: &Module, grants: &Grants) -> Result<(),
                 }
             }
             _ => {
-                return Err(GuestError::UnknownImport { name: name.into(), module: module_name.into(), field: field.into() });
+                return Err(GuestError::UnknownImport {
+                    name: name.into(),
+                    module: module_name.into(),
+                    field: field.into(),
+                });
             }
         }
     }
@@ -48,12 +52,16 @@ pub fn check_imports(name: &str, module: &Module, grants: &Grants) -> Result<(),
 pub fn linker(engine: &Engine, grants: &Grants) -> wasmtime::Result<Linker<GuestState>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |state: &mut GuestState| &mut state.wasi)?;
-    linker.func_wrap(::abi::PANIC_MODULE, ::abi::PANIC_IMPORT, |mut caller: Caller<'_, GuestState>, ptr: i32, len: i32| {
-        // A panic message longer than this is cut; it is only for the error text.
-        let bytes = abi::read_from_caller(&mut caller, ptr, len.min(4096), 4096)?;
-        caller.data_mut().panic = Some(String::from_utf8_lossy(&bytes).into_owned());
-        Ok(())
-    })?;
+    linker.func_wrap(
+        ::abi::PANIC_MODULE,
+        ::abi::PANIC_IMPORT,
+        |mut caller: Caller<'_, GuestState>, ptr: i32, len: i32| {
+            // A panic message longer than this is cut; it is only for the error text.
+            let bytes = abi::read_from_caller(&mut caller, ptr, len.min(4096), 4096)?;
+            caller.data_mut().panic = Some(String::from_utf8_lossy(&bytes).into_owned());
+            Ok(())
+        },
+    )?;
     for capability in &grants.capabilities {
         let module = format!("{}{capability}", ::abi::IMPORT_MODULE_PREFIX);
         let capability = capability.clone();

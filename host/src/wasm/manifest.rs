@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The capabilities a guest can be granted, each the import module `host:<name>`.
 pub const CAPABILITIES: &[&str] = &["log", "embed", "llm"];
@@ -38,7 +38,7 @@ fn yes() -> bool {
 }
 
 /// What a guest may reach beyond its own memory. Nothing by default.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Grants {
     /// Host capabilities, from [`CAPABILITIES`].
@@ -74,7 +74,7 @@ impl Grants {
 }
 
 /// What one call may consume before it is stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Linear memory, in MiB.
@@ -146,8 +146,8 @@ impl Manifest {
     }
 
     fn validate(&self) -> Result<(), String> {
-        let name_ok = !self.name.is_empty()
-            && self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        let name_ok =
+            !self.name.is_empty() && self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
         if !name_ok {
             return Err(format!("field `name`: `{}` must be letters, digits, `-` or `_`", self.name));
         }

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 pub use engine::Engines;
 pub use guest::{CallStats, Guest};
 pub use manifest::{CAPABILITIES, Grants, Limits, Manifest, ManifestError, validate_grants};
-pub use registry::{Entry, Registry};
+pub use registry::{Entry, GuestRecord, Registry};
 
 /// Why a guest could not be loaded or a call did not produce a value.
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +38,9 @@ pub enum GuestError {
     Manifest(#[from] ManifestError),
     #[error("cannot build guest `{name}` from `{}`:\n{output}", dir.display())]
     Build { name: String, dir: PathBuf, output: String },
-    #[error("cannot run cargo to build guest `{name}`; hint: install Rust (rustup) or give the guest a prebuilt `wasm` in its guest.toml")]
+    #[error(
+        "cannot run cargo to build guest `{name}`; hint: install Rust (rustup) or give the guest a prebuilt `wasm` in its guest.toml"
+    )]
     Cargo { name: String, source: std::io::Error },
     #[error("cannot read the module of guest `{name}` at `{}`", path.display())]
     ReadModule { name: String, path: PathBuf, source: std::io::Error },
@@ -64,7 +66,9 @@ pub enum GuestError {
     Deadline { name: String, function: String, deadline_ms: u64, host_call: Option<String> },
     #[error("guest `{name}`: `{function}` ran out of fuel ({fuel} units); hint: raise `fuel` under [limits]")]
     OutOfFuel { name: String, function: String, fuel: u64 },
-    #[error("guest `{name}`: `{function}` hit the memory limit of {memory_mib} MiB; hint: raise `memory_mib` under [limits]")]
+    #[error(
+        "guest `{name}`: `{function}` hit the memory limit of {memory_mib} MiB; hint: raise `memory_mib` under [limits]"
+    )]
     MemoryLimit { name: String, function: String, memory_mib: u32 },
     #[error("guest `{name}`: `{function}` exhausted its call stack (runaway recursion?)")]
     StackOverflow { name: String, function: String },
@@ -72,7 +76,9 @@ pub enum GuestError {
     Panic { name: String, function: String, message: String },
     #[error("guest `{name}`: `{function}` trapped: {detail}")]
     Trap { name: String, function: String, detail: String },
-    #[error("guest `{name}`: `{function}` {what} {bytes} bytes, over the {limit_mib} MiB limit; hint: raise `output_mib` under [limits]")]
+    #[error(
+        "guest `{name}`: `{function}` {what} {bytes} bytes, over the {limit_mib} MiB limit; hint: raise `output_mib` under [limits]"
+    )]
     TooLarge { name: String, function: String, what: &'static str, bytes: usize, limit_mib: u32 },
     #[error("guest `{name}`: `{function}` answered something that is not a reply: {detail}")]
     BadReply { name: String, function: String, detail: String },

@@ -31,6 +31,21 @@ impl std::fmt::Debug for Registry {
     }
 }
 
+/// A loaded guest as the run's manifest records it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GuestRecord {
+    pub name: String,
+    pub module: String,
+    pub sha256: String,
+    pub abi_version: u32,
+    pub grants: Grants,
+    pub limits: Limits,
+    pub calls: u64,
+    pub instances: u64,
+    /// Calls the sandbox stopped (deadline, memory, fuel, stack, trap).
+    pub violations: u64,
+}
+
 /// A guest as `host guest list` shows it.
 #[derive(Debug)]
 pub struct Entry {
@@ -146,13 +161,41 @@ impl Registry {
     }
 
     fn load_module(&self, manifest: Manifest, path: PathBuf) -> Result<Guest, GuestError> {
-        let bytes = std::fs::read(&path)
-            .map_err(|source| GuestError::ReadModule { name: manifest.name.clone(), path: path.clone(), source })?;
+        let bytes = std::fs::read(&path).map_err(|source| GuestError::ReadModule {
+            name: manifest.name.clone(),
+            path: path.clone(),
+            source,
+        })?;
         let grants = match self.scenario.get(&manifest.name) {
             Some(more) => manifest.grants.union(more),
             None => manifest.grants.clone(),
         };
         Guest::load(manifest, grants, path, &bytes, &self.context)
+    }
+
+    /// What each loaded guest was, for the run's manifest, by name.
+    pub fn records(&self) -> Vec<GuestRecord> {
+        let mut records: Vec<GuestRecord> = self
+            .lock()
+            .values()
+            .map(|guest| {
+                let stats = guest.stats();
+                GuestRecord {
+                    name: guest.name().to_string(),
+                    module: guest.module_path.display().to_string(),
+                    sha256: guest.sha256.clone(),
+                    abi_version: ::abi::ABI_VERSION,
+                    grants: guest.grants.clone(),
+                    limits: guest.manifest.limits,
+                    calls: stats.calls,
+                    instances: stats.instances,
+                    violations: stats.violations,
+                }
+            })
+            .collect();
+        records.sort_by(|a, b| a.name.cmp(&b.name));
+        records.dedup_by(|a, b| a.name == b.name && a.sha256 == b.sha256);
+        records
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Guest>>> {

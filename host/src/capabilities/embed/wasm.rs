@@ -9,10 +9,12 @@ use super::{EmbedRequest, EmbedRouter};
 
 pub async fn call(router: &EmbedRouter, op: &str, input: &[u8]) -> Result<Value, Failure> {
     if op != "texts" {
-        return Err(Failure::new(FailureKind::Unsupported, format!("`host:embed` has no operation `{op}`; it has `texts`")));
+        return Err(Failure::new(
+            FailureKind::Unsupported,
+            format!("`host:embed` has no operation `{op}`; it has `texts`"),
+        ));
     }
     let request: EmbedRequest = super::super::decode(input)?;
-    let embeddings =
-        router.embed(request).await.map_err(|error| Failure::failed(super::super::error_chain(&error)))?;
+    let embeddings = router.embed(request).await.map_err(|error| Failure::failed(super::super::error_chain(&error)))?;
     super::super::encode(&embeddings)
 }

@@ -17,8 +17,8 @@ mod openai;
 mod pricing;
 mod retry;
 pub mod rhai;
-pub mod wasm;
 mod router;
+pub mod wasm;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

@@ -10,7 +10,10 @@ use super::{ChatRequest, Llm};
 
 pub async fn call(llm: &dyn Llm, guest: &str, op: &str, input: &[u8]) -> Result<Value, Failure> {
     if op != "chat" {
-        return Err(Failure::new(FailureKind::Unsupported, format!("`host:llm` has no operation `{op}`; it has `chat`")));
+        return Err(Failure::new(
+            FailureKind::Unsupported,
+            format!("`host:llm` has no operation `{op}`; it has `chat`"),
+        ));
     }
     let mut request: ChatRequest = super::super::decode(input)?;
     request.role.get_or_insert_with(|| format!("guest:{guest}"));

@@ -8,7 +8,10 @@ use super::{Level, Log};
 
 pub fn call(log: &dyn Log, guest: &str, op: &str, input: &[u8]) -> Result<Value, Failure> {
     if op != "write" {
-        return Err(Failure::new(FailureKind::Unsupported, format!("`host:log` has no operation `{op}`; it has `write`")));
+        return Err(Failure::new(
+            FailureKind::Unsupported,
+            format!("`host:log` has no operation `{op}`; it has `write`"),
+        ));
     }
     let record: LogRecord = super::super::decode(input)?;
     let level = match record.level {
