@@ -58,6 +58,8 @@
 //! All of the SDK's `unsafe` code is in one file, `ffi.rs`.
 
 mod ffi;
+#[cfg(not(target_family = "wasm"))]
+pub mod testing;
 
 pub use abi::imports;
 pub use abi::{ABI_VERSION, Chat, ChatMessage, Failure, FailureKind};

@@ -164,13 +164,13 @@ impl Guest {
             });
         };
         sandbox::arm(&mut live.store, &self.manifest.limits, self.metering)
-            .map_err(|error| self.classify(live, function, error))?;
+            .map_err(|error| self.trap(&live.store, function, error))?;
         let packed = abi::write_input(&mut live.store, &live.exports, input)
             .and_then(|(ptr, len)| entry.call(&mut live.store, (ptr, len)))
-            .map_err(|error| self.classify(live, function, error))?;
+            .map_err(|error| self.trap(&live.store, function, error))?;
         let limit = live.store.data().output_limit;
         let reply = abi::take_reply(&mut live.store, &live.exports, packed, limit)
-            .map_err(|error| self.classify(live, function, error))?
+            .map_err(|error| self.trap(&live.store, function, error))?
             .map_err(|bytes| self.too_large(function, "returned", bytes))?;
         let reply: ::abi::Reply<Value> =
             serde_json::from_slice(&reply).map_err(|error| self.bad_reply(function, error.to_string()))?;
@@ -218,10 +218,6 @@ impl Guest {
         let exports = Exports::find(&mut store, &instance).map_err(|detail| not_a_guest(detail.to_string()))?;
         self.count(|stats| stats.instances += 1);
         Ok(Live { store, exports, instance })
-    }
-
-    fn classify(&self, live: &Live, function: &str, error: wasmtime::Error) -> GuestError {
-        self.trap(&live.store, function, error)
     }
 
     /// Names what stopped a call, from the trap and what the store saw.

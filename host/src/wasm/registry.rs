@@ -23,6 +23,9 @@ pub struct Registry {
     scenario: BTreeMap<String, Grants>,
     notify: Box<dyn Fn(&str) + Send + Sync>,
     loaded: Mutex<HashMap<String, Arc<Guest>>>,
+    /// Which guest serves each extension asked about (`None`: no guest does), so that routing
+    /// a file reads the manifests once per extension, not once per file.
+    routes: Mutex<HashMap<String, Option<String>>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -72,6 +75,7 @@ impl Registry {
             scenario: scenario_grants(scenario)?,
             notify,
             loaded: Mutex::default(),
+            routes: Mutex::default(),
         })
     }
 
@@ -116,10 +120,16 @@ impl Registry {
         let Some(extension) = Path::new(path).extension().and_then(|extension| extension.to_str()) else {
             return Ok(None);
         };
-        let entry = self.entries().into_iter().find(|entry| {
-            entry.manifest.as_ref().is_ok_and(|manifest| manifest.extensions.iter().any(|known| known == extension))
+        let mut routes = self.routes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let name = routes.entry(extension.to_string()).or_insert_with(|| {
+            let serves = |entry: &Entry| {
+                entry.manifest.as_ref().is_ok_and(|manifest| manifest.extensions.iter().any(|known| known == extension))
+            };
+            self.entries().into_iter().find(serves).map(|entry| entry.name)
         });
-        entry.map(|entry| self.load(&entry.name)).transpose()
+        let name = name.clone();
+        drop(routes);
+        name.map(|name| self.load(&name)).transpose()
     }
 
     fn load_uncached(&self, name: &str) -> Result<Guest, GuestError> {
