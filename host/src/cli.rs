@@ -120,7 +120,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// Run id, recorded in the manifest and on every table row [default: UTC time, YYYYMMDD-HHMMSS]
+    /// Run id, recorded in the manifest and on every table row [default: UTC time and a unique part, YYYYMMDD-HHMMSS-xxxxxx]
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
 
@@ -131,6 +131,10 @@ pub struct RunArgs {
     /// Folder of the local embedding model (model.safetensors, tokenizer.json, config.json) [default: found or fetched, see `host model`]
     #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
     pub model_dir: Option<PathBuf>,
+
+    /// Leave the run's workspaces (`workspace::create`) on disk when it ends, to look at them
+    #[arg(long)]
+    pub keep_workspaces: bool,
 
     #[command(flatten)]
     pub llm: LlmArgs,

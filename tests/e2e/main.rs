@@ -14,6 +14,7 @@ mod fake_llm;
 mod guests;
 mod llm;
 mod manifest;
+mod proc;
 mod scripts;
 mod search;
 mod support;

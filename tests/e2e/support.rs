@@ -128,7 +128,7 @@ pub fn stable(text: &str, project: &Path) -> String {
         text = text.replace(&canonical.display().to_string(), "[PROJECT]");
     }
     let patterns = [
-        (r"\b\d{8}-\d{6}\b", "[RUN_ID]"),
+        (r"\b\d{8}-\d{6}-[0-9a-f]{6}\b", "[RUN_ID]"),
         (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", "[TIME]"),
         (r"in \d+\.\d+s", "in [SECONDS]s"),
         (r#""duration_seconds": \d+(\.\d+)?"#, r#""duration_seconds": [SECONDS]"#),

@@ -15,13 +15,16 @@ pub mod http;
 pub mod json;
 pub mod llm;
 pub mod log;
+pub mod proc;
 pub mod progress;
 pub mod results;
 pub mod run;
 pub mod search;
 pub mod stats;
 pub mod time;
+pub mod workspace;
 
+pub mod decode;
 mod docs;
 
 use std::sync::Arc;
@@ -37,6 +40,12 @@ pub struct Capabilities {
     pub http: Arc<dyn http::Http>,
     pub embed: Arc<embed::EmbedRouter>,
     pub search: Arc<dyn search::Search>,
+    /// Programs: the policy that allows them, and the metered processes that run them.
+    pub proc: Arc<proc::Proc>,
+    /// Every process group the run started that may still be alive, for Ctrl-C.
+    pub process_groups: Arc<proc::Groups>,
+    /// Throwaway directories, removed when the run ends unless kept.
+    pub workspaces: Arc<workspace::Workspaces>,
     pub run: Arc<run::RunInfo>,
     /// Guest modules: found, built, loaded and sandboxed by [`crate::wasm`].
     pub guests: Arc<crate::wasm::Registry>,
@@ -63,6 +72,8 @@ impl Capabilities {
             ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),
             ("http", http::rhai::module(self.http.clone(), self.runtime.clone())),
             ("time", time::rhai::module()),
+            ("proc", proc::rhai::module(self.proc.clone(), self.progress.clone(), self.runtime.clone())),
+            ("workspace", workspace::rhai::module(self.workspaces.clone())),
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
             ("search", search::rhai::module(self.search.clone())),
             ("stats", stats::rhai::module()),
@@ -78,6 +89,8 @@ impl Capabilities {
         progress::rhai::register_types(engine);
         search::rhai::register_types(engine);
         guest::rhai::register_types(engine);
+        proc::rhai::register_types(engine);
+        workspace::rhai::register_types(engine);
     }
 }
 

@@ -13,12 +13,13 @@ use anyhow::Context;
 use rhai::EvalAltResult;
 
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles, parse_toml, sha256_hex};
+use crate::capabilities::proc::{Groups, Processes};
 use crate::capabilities::results::RunResults;
 use crate::capabilities::run::{RunInfo, parse_script_args};
 use crate::cli::RunArgs;
 use crate::console::{Console, Style};
 use crate::project::Project;
-use crate::run::{self, FileRecord, GitState, Manifest, Status, TableRecord};
+use crate::run::{self, AllowedRecord, FileRecord, GitState, Manifest, ProcessesRecord, Status, TableRecord};
 use crate::script::{self, Diagnostic, Limits, ProjectResolver, Sources};
 
 use super::{Ingredients, Outcome, capabilities, read_script};
@@ -68,6 +69,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let limits = Limits { max_operations: args.max_operations, ..Limits::default() };
     let llm_settings = super::llm_settings(&args.llm)?;
     let runtime = super::runtime()?;
+    let interrupt: script::Interrupt = Arc::new(AtomicBool::new(false));
     let parts = Ingredients {
         console: &console,
         files: files.clone(),
@@ -75,6 +77,9 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         model_dir: args.model_dir.clone(),
         runtime: runtime.handle().clone(),
         project_root: project.root.clone(),
+        scenario_path: scenario_path.clone(),
+        interrupt: interrupt.clone(),
+        keep_workspaces: args.keep_workspaces,
     };
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);
@@ -117,14 +122,29 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     manifest.write(&dir).context("cannot write manifest.json")?;
     console.line(&format!("run {run_id}: {shown} -> {}", display_dir(&dir)));
 
-    let interrupt: script::Interrupt = Arc::new(AtomicBool::new(false));
-    install_interrupt_handler(&interrupt);
+    install_interrupt_handler(&interrupt, capabilities.process_groups.clone());
     let started = Instant::now();
     let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
     let engine = script::engine(&capabilities, resolver, limits, interrupt.clone());
     let outcome = evaluate(&engine, &capabilities, &ast);
     manifest.models = capabilities.embed.models_used();
     manifest.guests = capabilities.guests.records();
+    // However the script ended, nothing it started outlives the run.
+    let proc = &capabilities.proc;
+    runtime.block_on(proc.processes.shutdown());
+    manifest.processes = ProcessesRecord {
+        allowed: proc
+            .policy
+            .allowed()
+            .into_iter()
+            .map(|(program, declared_in)| AllowedRecord { program, declared_in })
+            .collect(),
+        programs: runtime.block_on(proc.processes.programs()),
+    };
+    manifest.workspaces = capabilities.workspaces.finish();
+    for kept in manifest.workspaces.iter().filter(|workspace| workspace.kept) {
+        console.line(&format!("workspace kept: {}", kept.path));
+    }
 
     finish(
         Finish {
@@ -273,11 +293,13 @@ fn display_dir(dir: &Path) -> String {
     }
 }
 
-/// First Ctrl-C: stop the script at its next operation and close the run cleanly. Second: quit.
-fn install_interrupt_handler(interrupt: &script::Interrupt) {
+/// First Ctrl-C: stop the script at its next operation (ending the programs it waits on) and
+/// close the run cleanly. Second: kill every program still running, and quit.
+fn install_interrupt_handler(interrupt: &script::Interrupt, groups: Arc<Groups>) {
     let flag = interrupt.clone();
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::Relaxed) {
+            groups.end_all(std::time::Duration::from_millis(500));
             std::process::exit(130);
         }
         eprintln!("interrupting: closing tables and the manifest (Ctrl-C again to quit at once)");

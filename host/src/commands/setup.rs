@@ -11,10 +11,14 @@ use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp};
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
+use crate::capabilities::proc::{
+    Groups, LocalProcesses, MeteredProcesses, NoProcesses, Proc, ProcPolicy, ScenarioProc,
+};
 use crate::capabilities::progress::ConsoleProgress;
 use crate::capabilities::results::RunResults;
 use crate::capabilities::run::RunInfo;
 use crate::capabilities::search::LocalSearch;
+use crate::capabilities::workspace::{ProcGit, WorkspaceSettings, Workspaces};
 use crate::capabilities::{Capabilities, GuestImports};
 use crate::cli::LlmArgs;
 use crate::console::{Console, Style};
@@ -30,6 +34,12 @@ pub struct Ingredients<'a> {
     pub runtime: tokio::runtime::Handle,
     /// Where `guests/` is looked for.
     pub project_root: PathBuf,
+    /// The scenario file as the user knows it, for hints that name it.
+    pub scenario_path: Option<String>,
+    /// Set by Ctrl-C: ends the programs the script is waiting on.
+    pub interrupt: crate::script::Interrupt,
+    /// `--keep-workspaces`.
+    pub keep_workspaces: bool,
 }
 
 /// The capabilities of a run, on the real console, file system and network.
@@ -55,7 +65,21 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     };
     let guests = Registry::new(&parts.project_root, imports, parts.runtime.clone(), run.scenario.as_ref(), notify)
         .map_err(|problem| anyhow::anyhow!("invalid scenario: {problem}"))?;
+    let process_groups = Arc::new(Groups::new());
+    let local = Arc::new(LocalProcesses::new(process_groups.clone(), parts.interrupt.clone()));
+    let scenario_proc = ScenarioProc::from_scenario(run.scenario.as_ref())
+        .map_err(|problem| anyhow::anyhow!("invalid scenario: {problem}"))?;
+    let policy =
+        ProcPolicy::new(scenario_proc, parts.scenario_path.as_deref(), parts.files.clone(), std::env::vars().collect());
+    let processes = Arc::new(MeteredProcesses::new(local, results.clone(), log.clone()));
+    let proc = Arc::new(Proc { policy, processes });
+    let settings = WorkspaceSettings { run_id: run.id.clone(), run_dir: run.dir.clone(), keep: parts.keep_workspaces };
+    let git = Arc::new(ProcGit::new(proc.clone(), parts.runtime.clone()));
+    let workspaces = Arc::new(Workspaces::new(settings, parts.files.clone(), git));
     Ok(Capabilities {
+        proc,
+        workspaces,
+        process_groups,
         guests: Arc::new(guests),
         search: Arc::new(LocalSearch::new(embed.clone(), parts.runtime.clone())),
         embed,
@@ -118,7 +142,7 @@ pub struct Scratch {
 
 /// Capabilities for commands that compile or describe scripts without a run (`check`, `api`):
 /// reads are confined to `root`, writes land in a scratch folder removed on drop, the LLM
-/// budget is zero and HTTP requests are not sent, so module code run while resolving imports
+/// budget is zero, HTTP requests are not sent and programs are not started, so module code run while resolving imports
 /// can neither spend anything nor change a remote service.
 pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratch> {
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
@@ -142,6 +166,9 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         model_dir: None,
         runtime: runtime.handle().clone(),
         project_root: root.to_path_buf(),
+        scenario_path: None,
+        interrupt: Default::default(),
+        keep_workspaces: false,
     };
     let results = Arc::new(RunResults::new(dir.path(), "scratch")?);
     let info = RunInfo {
@@ -154,5 +181,8 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
     };
     let mut capabilities = capabilities(&parts, results, info)?;
     capabilities.http = Arc::new(OfflineHttp);
+    let nothing = MeteredProcesses::new(Arc::new(NoProcesses), capabilities.results.clone(), capabilities.log.clone());
+    let policy = ProcPolicy::new(ScenarioProc::default(), None, files.clone(), Default::default());
+    capabilities.proc = Arc::new(Proc { policy, processes: Arc::new(nothing) });
     Ok(Scratch { _dir: dir, _runtime: runtime, files, capabilities })
 }

@@ -49,6 +49,23 @@ pub struct Manifest {
     pub models: Vec<ModelRecord>,
     /// Guest modules the run loaded: which module (by sha256), what it was granted, how it went.
     pub guests: Vec<crate::wasm::GuestRecord>,
+    /// Programs the run may start and did start (`proc::`), with their paths and versions.
+    pub processes: ProcessesRecord,
+    /// Workspaces the run made, and whether each is still on disk.
+    pub workspaces: Vec<crate::capabilities::workspace::WorkspaceRecord>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ProcessesRecord {
+    /// Each allowed entry and where it was declared (`scenario` or `script`).
+    pub allowed: Vec<AllowedRecord>,
+    pub programs: Vec<crate::capabilities::proc::ProgramRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct AllowedRecord {
+    pub program: String,
+    pub declared_in: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -103,6 +120,8 @@ impl Manifest {
             checks: Vec::new(),
             models: Vec::new(),
             guests: Vec::new(),
+            processes: ProcessesRecord::default(),
+            workspaces: Vec::new(),
         }
     }
 

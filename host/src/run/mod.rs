@@ -7,7 +7,7 @@ mod manifest;
 use std::path::{Path, PathBuf};
 
 pub use git::GitState;
-pub use manifest::{FileRecord, Manifest, Status, TableRecord, now as manifest_now};
+pub use manifest::{AllowedRecord, FileRecord, Manifest, ProcessesRecord, Status, TableRecord, now as manifest_now};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunDirError {
@@ -23,9 +23,25 @@ pub enum RunDirError {
     BadId { id: String },
 }
 
-/// A fresh, UTC-time-based run id: `20261122-143005`.
+/// A fresh run id: UTC time and a part that tells apart runs started in the same second, in
+/// this process or another (`20261122-143005-7f3a9c`).
 pub fn new_run_id() -> String {
-    chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string()
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let now = chrono::Utc::now();
+    // A random start per process (RandomState is seeded by the OS, mixed with the pid and the
+    // time); then an odd step, which visits every 24-bit value once, so ids made by one process
+    // never repeat and ids of two processes rarely meet (and `create_dir` refuses if they do).
+    let seed = *SEED.get_or_init(|| {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u32(std::process::id());
+        hasher.write_i64(now.timestamp_nanos_opt().unwrap_or_default());
+        hasher.finish()
+    });
+    let unique = seed.wrapping_add(MADE.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B1)) & 0xff_ffff;
+    format!("{}-{unique:06x}", now.format("%Y%m%d-%H%M%S"))
 }
 
 pub fn validate_run_id(id: &str) -> Result<(), RunDirError> {
@@ -37,18 +53,33 @@ pub fn validate_run_id(id: &str) -> Result<(), RunDirError> {
 }
 
 /// Creates the run directory: `out` when given, else `<runs>/<experiment>/<id>`. An existing
-/// empty directory is reused; a non-empty one is refused so that no run overwrites another.
+/// empty `out` is reused; a non-empty one is refused so that no run overwrites another. Under
+/// `runs/` the directory itself is created atomically, so two runs can never share it.
 pub fn create_dir(out: Option<&Path>, runs: &Path, experiment: &str, id: &str) -> Result<PathBuf, RunDirError> {
     let dir = match out {
         Some(out) => out.to_path_buf(),
         None => runs.join(experiment).join(id),
     };
     let shown = dir.display().to_string();
+    let create = |source| RunDirError::Create { path: shown.clone(), source };
+    if out.is_none() {
+        if let Some(parent) = dir.parent() {
+            fs_err::create_dir_all(parent).map_err(create)?;
+        }
+        return match std::fs::create_dir(&dir) {
+            Ok(()) => Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                let empty = std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_none());
+                if empty { Ok(dir) } else { Err(RunDirError::NotEmpty { path: shown }) }
+            }
+            Err(error) => Err(create(error)),
+        };
+    }
     let occupied = std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_some());
     if occupied {
         return Err(RunDirError::NotEmpty { path: shown });
     }
-    fs_err::create_dir_all(&dir).map_err(|source| RunDirError::Create { path: shown, source })?;
+    fs_err::create_dir_all(&dir).map_err(create)?;
     Ok(dir)
 }
 
@@ -63,6 +94,13 @@ mod tests {
         assert_eq!(dir, runs.path().join("hello/r1"));
         std::fs::write(dir.join("manifest.json"), "{}").unwrap();
         assert!(matches!(create_dir(None, runs.path(), "hello", "r1"), Err(RunDirError::NotEmpty { .. })));
+    }
+
+    #[test]
+    fn run_ids_made_in_the_same_second_differ() {
+        let ids: std::collections::BTreeSet<String> = (0..1000).map(|_| new_run_id()).collect();
+        assert_eq!(ids.len(), 1000, "no two ids of one process are the same, even within a second");
+        assert!(ids.iter().all(|id| validate_run_id(id).is_ok()));
     }
 
     #[test]

@@ -59,6 +59,9 @@ pub trait Files: Send + Sync {
     fn exists(&self, path: &str) -> Result<bool, FilesError>;
     /// The entries of a folder, sorted by name, as paths usable with the other functions.
     fn list(&self, folder: &str) -> Result<Vec<String>, FilesError>;
+    /// The canonical path that `path` names, if it may be read: for capabilities that hand a
+    /// readable folder to something else (a workspace copied from it, a program's `cwd`).
+    fn resolve(&self, path: &str) -> Result<PathBuf, FilesError>;
 }
 
 /// One input file, as the manifest records it.
@@ -117,6 +120,10 @@ impl Files for SandboxFiles {
             Err(FilesError::NotFound { .. }) => Ok(false),
             Err(error) => Err(error),
         }
+    }
+
+    fn resolve(&self, path: &str) -> Result<PathBuf, FilesError> {
+        self.policy.resolve(path)
     }
 
     fn list(&self, folder: &str) -> Result<Vec<String>, FilesError> {

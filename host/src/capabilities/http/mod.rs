@@ -141,26 +141,12 @@ fn number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     value.as_f64().ok_or_else(|| serde::de::Error::custom(format!("expected a number of seconds, got `{value}`")))
 }
 
-/// Decodes what a script wrote into `T`, naming the field at fault: serde's own messages say
-/// what was wrong (`invalid type: integer, expected a string`) but not where, so each field is
-/// tried alone on top of `minimal`, the smallest valid value.
+/// Decodes what a script wrote into `T`, naming the field at fault.
 pub fn decode<T: DeserializeOwned>(value: Value, minimal: &Value) -> Result<T, HttpError> {
-    let whole = match serde_json::from_value::<T>(value.clone()) {
-        Ok(decoded) => return Ok(decoded),
-        Err(error) => error.to_string(),
-    };
-    if let Value::Object(fields) = value
-        && !whole.starts_with("unknown field")
-    {
-        for (name, field) in fields {
-            let mut probe = minimal.clone();
-            probe[name.as_str()] = field;
-            if let Err(error) = serde_json::from_value::<T>(probe) {
-                return Err(HttpError::Field { field: name, message: error.to_string() });
-            }
-        }
-    }
-    Err(HttpError::Fields { message: whole })
+    crate::capabilities::decode::decode(value, minimal).map_err(|error| match error.field {
+        Some(field) => HttpError::Field { field, message: error.message },
+        None => HttpError::Fields { message: error.message },
+    })
 }
 
 /// Why a request went wrong, when it is not a value of [`HttpResponse`].
