@@ -5,6 +5,9 @@
 //! input and returns `Result<Output, Failure>`; the host passes JSON in and gets JSON out, and a
 //! `Failure` reaches the caller as a value (a catchable script error), not a crash.
 //!
+//! A guest never starts a program or makes a directory: the host's `proc` and `workspace`
+//! capabilities are for scripts only, and no grant gives them to a guest.
+//!
 //! # A complete guest
 //!
 //! `Cargo.toml`:

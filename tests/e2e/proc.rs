@@ -261,9 +261,11 @@ let reply = http::get(`http://127.0.0.1:${port}/`);
 let ended = server.kill();
 let early = proc::start(#{ argv: ["sh", "-c", "echo starting; exit 4"], ready: #{ line: "listening" } });
 let slow = proc::start(#{ argv: ["sleep", "30"], ready: #{ port: proc::free_port(), timeout_s: 0.5 } });
+let booted = proc::start(#{ argv: ["sh", "-c", "echo booting; sleep 0.2; echo 'listening on 4242'; exec sleep 300"], ready: #{ line: "listening on" } });
 let left = proc::start(#{ argv: ["sleep", "300"] });
 results::write_json("out.json", #{ ready: server.ready(), status: reply.status, ended: ended.ok, running: server.running(),
-    early: early.error(), slow: slow.error(), slow_ready: slow.ready(), left: left.pid(), left_running: left.running() });
+    early: early.error(), slow: slow.error(), slow_ready: slow.ready(), booted: booted.ready(), booted_lines: booted.stdout_lines(),
+    waited: left.wait(0.2), left: left.pid(), left_running: left.running() });
 "#,
     );
     let (_, out) = run_json(&project, "server", &[], &[]);
@@ -278,6 +280,9 @@ results::write_json("out.json", #{ ready: server.ready(), status: reply.status, 
         out["slow"]
     );
     assert_eq!(out["slow_ready"], false);
+    assert_eq!(out["booted"], true);
+    assert_eq!(out["booted_lines"], serde_json::json!(["booting", "listening on 4242"]));
+    assert_eq!(out["waited"], Value::Null, "a bounded wait on a running process gives ()");
     assert_eq!(out["left_running"], true);
     let left = out["left"].as_u64().expect("a pid");
     assert!(!alive(left), "a process the script left running outlived the run");
@@ -289,6 +294,7 @@ results::write_json("out.json", #{ ready: server.ready(), status: reply.status, 
         serde_json::json!([
             ["python3", true, null],
             ["sh", false, "exit"],
+            ["sh", true, null],
             ["sleep", false, "not_ready"],
             ["sleep", true, null]
         ])
@@ -363,4 +369,42 @@ fn eight_runs_started_at_once_get_eight_run_directories() {
     let runs: Vec<_> = std::fs::read_dir(project.path().join("runs/hello")).expect("runs folder").flatten().collect();
     assert_eq!(runs.len(), 8);
     assert!(runs.iter().all(|run| run.path().join("hello.txt").exists()));
+}
+
+#[test]
+fn the_proc_example_passes_its_checks_and_leaves_no_workspace_behind() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let run_dir = out.path().join("run");
+    let run_text = run_dir.display().to_string();
+    crate::support::host_in(&crate::support::repo_root(), &["run", "scripts/examples/proc.rhai", "--out", &run_text])
+        .expect_code(0);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("manifest.json")).expect("manifest")).expect("JSON");
+    assert_eq!(manifest["checks"].as_array().map(Vec::len), Some(5));
+    let workspaces = manifest["workspaces"].as_array().expect("workspaces");
+    assert_eq!(workspaces.len(), 1);
+    assert_eq!((workspaces[0]["kept"].as_bool(), workspaces[0]["files"].as_u64()), (Some(false), Some(3)));
+    assert!(!Path::new(workspaces[0]["path"].as_str().unwrap_or_default()).exists(), "the workspace was removed");
+    let table = run_dir.join("proc_calls.parquet").display().to_string();
+    let git = duckdb(&format!("SELECT list(argv[2] ORDER BY argv[2]) FROM '{table}' WHERE program = 'git'"));
+    assert_eq!(git["rows"][0][0], serde_json::json!(["-c", "-c", "-c", "status"]), "init, add and commit, then status");
+    let report = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+    assert!(report.contains("| timeout | false | `sh` timed out after 0.5 s and was ended |"), "{report}");
+}
+
+#[test]
+fn kept_workspaces_stay_on_disk_and_are_named_at_the_end() {
+    let project = project(
+        "keep",
+        r#"
+let ws = workspace::create(#{ name: "kept", under: "run" });
+ws.write("notes/a.txt", "kept for debugging");
+results::write_json("out.json", #{ path: ws.path() });
+"#,
+    );
+    let (run, out) = run_json(&project, "keep", &["--keep-workspaces"], &[]);
+    let path = PathBuf::from(out["path"].as_str().expect("a path"));
+    assert!(path.starts_with(project.path().join("runs/keep/t/workspaces").canonicalize().expect("workspaces folder")));
+    assert_eq!(std::fs::read_to_string(path.join("notes/a.txt")).expect("kept file"), "kept for debugging");
+    assert!(run.stderr.contains(&format!("workspace kept: {}", path.display())), "{}", run.stderr);
 }

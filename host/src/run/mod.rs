@@ -26,22 +26,27 @@ pub enum RunDirError {
 /// A fresh run id: UTC time and a part that tells apart runs started in the same second, in
 /// this process or another (`20261122-143005-7f3a9c`).
 pub fn new_run_id() -> String {
+    format!("{}-{}", chrono::Utc::now().format("%Y%m%d-%H%M%S"), unique_part())
+}
+
+/// Six hex characters that no earlier call of this process returned (for 16 million calls), and
+/// that another process returns only by chance: for names that runs side by side must not share
+/// (run ids, workspaces), each also created atomically so that a chance meeting is caught.
+pub fn unique_part() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     static MADE: AtomicU64 = AtomicU64::new(0);
-    let now = chrono::Utc::now();
     // A random start per process (RandomState is seeded by the OS, mixed with the pid and the
-    // time); then an odd step, which visits every 24-bit value once, so ids made by one process
-    // never repeat and ids of two processes rarely meet (and `create_dir` refuses if they do).
+    // time), then an odd step, which visits every 24-bit value once before repeating.
     let seed = *SEED.get_or_init(|| {
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
         hasher.write_u32(std::process::id());
-        hasher.write_i64(now.timestamp_nanos_opt().unwrap_or_default());
+        hasher.write_i64(chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default());
         hasher.finish()
     });
     let unique = seed.wrapping_add(MADE.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B1)) & 0xff_ffff;
-    format!("{}-{unique:06x}", now.format("%Y%m%d-%H%M%S"))
+    format!("{unique:06x}")
 }
 
 pub fn validate_run_id(id: &str) -> Result<(), RunDirError> {

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The capabilities a guest can be granted, each the import module `host:<name>`.
+/// The capabilities a guest can be granted, each the import module `host:<name>`. Never `proc`
+/// or `workspace`: a guest does not start programs.
 pub const CAPABILITIES: &[&str] = &["log", "embed", "llm"];
 
 #[derive(Debug, Clone, Deserialize)]

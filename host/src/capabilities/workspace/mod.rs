@@ -14,12 +14,10 @@ mod tree;
 mod tests;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::capabilities::fs::{Files, FilesError};
 pub use git::ProcGit;
@@ -283,7 +281,7 @@ impl Workspaces {
         let run_id: String =
             self.settings.run_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         for _ in 0..NAME_ATTEMPTS {
-            let name = format!("{label}-{}", unique_part());
+            let name = format!("{label}-{}", crate::run::unique_part());
             let leaf = match under {
                 Under::Temp => format!("host-{run_id}-{name}"),
                 Under::Run => name.clone(),
@@ -297,22 +295,6 @@ impl Workspaces {
         }
         Err(failed(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "every directory name tried was taken")))
     }
-}
-
-/// Six hex characters from a per-process counter, the process id and the time.
-fn unique_part() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_nanos())
-        .unwrap_or_default();
-    let digest = Sha256::new()
-        .chain_update(count.to_le_bytes())
-        .chain_update(std::process::id().to_le_bytes())
-        .chain_update(nanos.to_le_bytes())
-        .finalize();
-    hex::encode(digest.iter().take(3).copied().collect::<Vec<u8>>())
 }
 
 /// A directory for one unit of work.
