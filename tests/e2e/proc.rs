@@ -389,7 +389,10 @@ fn the_proc_example_passes_its_checks_and_leaves_no_workspace_behind() {
     let git = duckdb(&format!("SELECT list(argv[2] ORDER BY argv[2]) FROM '{table}' WHERE program = 'git'"));
     assert_eq!(git["rows"][0][0], serde_json::json!(["-c", "-c", "-c", "status"]), "init, add and commit, then status");
     let report = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
-    assert!(report.contains("| timeout | false | `sh` timed out after 0.5 s and was ended |"), "{report}");
+    assert!(
+        report.contains("| timeout | false | `sh` timed out after 0.5 s and was ended |\n| failure | false |"),
+        "{report}"
+    );
 }
 
 #[test]

@@ -184,5 +184,8 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
     let nothing = MeteredProcesses::new(Arc::new(NoProcesses), capabilities.results.clone(), capabilities.log.clone());
     let policy = ProcPolicy::new(ScenarioProc::default(), None, files.clone(), Default::default());
     capabilities.proc = Arc::new(Proc { policy, processes: Arc::new(nothing) });
+    let settings = WorkspaceSettings { run_id: "scratch".into(), run_dir: dir.path().to_path_buf(), keep: false };
+    let git = Arc::new(ProcGit::new(capabilities.proc.clone(), runtime.handle().clone()));
+    capabilities.workspaces = Arc::new(Workspaces::new(settings, files.clone(), git));
     Ok(Scratch { _dir: dir, _runtime: runtime, files, capabilities })
 }

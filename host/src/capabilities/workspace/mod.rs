@@ -61,7 +61,8 @@ pub struct CreateOptions {
     /// A label for the directory name (`ws` when absent): letters, digits, `-`, `_` and `.`.
     #[serde(default)]
     pub name: Option<String>,
-    /// A folder to copy, which the script must be allowed to read.
+    /// A folder to copy: one the script may read, or a folder inside a workspace made earlier
+    /// in the run (a template prepared once, copied per attempt).
     #[serde(default)]
     pub from: Option<String>,
     /// Names (`node_modules`, `*.log`, with `*` and `?`) matched against every part of a path,
@@ -260,9 +261,19 @@ impl Workspaces {
         created.iter().map(|workspace| workspace.finish()).collect()
     }
 
+    /// The folder to copy: one the script may read, or (a template prepared once, then copied per
+    /// attempt) a folder inside a workspace this run made.
     fn source(&self, from: &str) -> Result<PathBuf, WorkspaceError> {
-        let source =
-            self.files.resolve(from).map_err(|source| WorkspaceError::From { from: from.to_string(), source })?;
+        let inside_a_workspace = std::fs::canonicalize(from).ok().filter(|path| {
+            let created = self.created.lock().unwrap_or_else(PoisonError::into_inner);
+            created.iter().any(|workspace| path.starts_with(&workspace.path))
+        });
+        let source = match inside_a_workspace {
+            Some(path) => path,
+            None => {
+                self.files.resolve(from).map_err(|source| WorkspaceError::From { from: from.to_string(), source })?
+            }
+        };
         if !source.is_dir() {
             return Err(WorkspaceError::NotAFolder { from: from.to_string() });
         }

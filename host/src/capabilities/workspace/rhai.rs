@@ -37,7 +37,8 @@ pub fn module(workspaces: Arc<Workspaces>) -> Module {
         "
 Makes a throwaway directory for one unit of work, removed when the run ends (unless the run
 keeps workspaces). Options: `name` (a label: letters, digits, `-`, `_`, `.`; `ws`), `from` (a
-folder the script may read, copied with executable bits and symlinks), `exclude` (names such
+folder the script may read, or one inside a workspace made earlier in the run; copied with
+executable bits and symlinks), `exclude` (names such
 as `node_modules` or `*.log` matched anywhere, or relative paths such as `app/EVAL.ts`: not
 copied, not in `diff()`), `under` (`temp`, the default, or `run`: the run directory's
 `workspaces/`), `git` (false; true: a repository with one commit of the copied files, whose

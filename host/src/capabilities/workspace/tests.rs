@@ -280,3 +280,16 @@ fn files_are_written_read_and_listed_relative_to_the_root() {
     let error = workspace.write("b.txt", "again").expect_err("closed");
     assert!(error.to_string().starts_with(&format!("workspace `{}` was cleaned up", workspace.name())));
 }
+
+#[test]
+fn a_workspace_can_be_copied_from_an_earlier_one_but_not_from_any_other_folder_outside() {
+    let fixture = fixture(false);
+    let template = fixture.workspaces.create(options("template", Some("app"))).expect("template");
+    template.write("prepared.txt", "installed once").expect("write");
+    let from = template.path().display().to_string();
+    let attempt = fixture.workspaces.create(options("attempt", Some(&from))).expect("copied from the template");
+    assert_eq!(attempt.read("prepared.txt").expect("copied"), "installed once");
+    let outside = tempfile::tempdir().expect("another folder");
+    let error = fixture.workspaces.create(options("x", Some(&outside.path().display().to_string()))).err();
+    assert!(matches!(error, Some(WorkspaceError::From { .. })), "{error:?}");
+}
