@@ -238,15 +238,29 @@ results::write_json("out.json", #{ ok: results.filter(|r| r.ok).len(), outputs: 
 }
 
 #[test]
-fn run_many_refuses_an_unknown_option() {
-    let project = project("options", "proc::run_many([], #{ concurency: 2 });\n");
-    let run = project.host(&["run", "scripts/options.rhai", "--run-id", "t"]);
-    run.expect_code(2);
-    assert!(
-        run.stderr.contains("options: unknown field `concurency`, expected `concurrency` or `label`"),
-        "{}",
-        run.stderr
+fn unknown_and_misplaced_options_are_errors_naming_them() {
+    let project = project(
+        "options",
+        r#"
+let caught = [];
+try { proc::run_many([], #{ concurency: 2 }); } catch (error) { caught.push(error); }
+try { proc::run(#{ argv: ["sh"], ready: #{ port: 1 } }); } catch (error) { caught.push(error); }
+try { proc::start(#{ argv: ["sh"], timeout_s: 5 }); } catch (error) { caught.push(error); }
+try { proc::run(#{ argv: ["sh"], timeout_s: "soon" }); } catch (error) { caught.push(error); }
+results::write_json("out.json", caught);
+"#,
     );
+    let (_, out) = run_json(&project, "options", &[], &[]);
+    let caught: Vec<&str> = out.as_array().expect("errors").iter().filter_map(Value::as_str).collect();
+    assert_eq!(caught.len(), 4, "{caught:?}");
+    assert!(
+        caught[0].contains("options: unknown field `concurency`, expected `concurrency` or `label`"),
+        "{}",
+        caught[0]
+    );
+    assert!(caught[1].contains("`ready` is for `proc::start`"), "{}", caught[1]);
+    assert!(caught[2].contains("`timeout_s` is for `proc::run`"), "{}", caught[2]);
+    assert!(caught[3].contains("request: `timeout_s`: expected a number of seconds"), "{}", caught[3]);
 }
 
 #[test]

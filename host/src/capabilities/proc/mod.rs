@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 pub use groups::Groups;
 pub use local::LocalProcesses;
 pub use metered::{CALLS_TABLE, MeteredProcesses, ProgramRecord};
-pub use policy::{Asked, ProcPolicy, ScenarioProc};
+pub use policy::{ProcPolicy, ScenarioProc};
 pub use spawned::Spawned;
 
 /// Seconds a `proc::run` may take when the script does not say.
@@ -40,7 +40,9 @@ pub const DEFAULT_READY_SECONDS: f64 = 60.0;
 /// Processes in flight for `proc::run_many` when the script does not say.
 pub const DEFAULT_CONCURRENCY: usize = 4;
 
-/// One program to run to completion, as a script writes it. Only `argv` is required.
+/// A program to run, as a script writes it: to completion (`proc::run`, which takes
+/// `timeout_s`) or as a long-lived process (`proc::start`, which takes `ready`). Only `argv` is
+/// required.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ProcRequest {
@@ -58,34 +60,33 @@ pub struct ProcRequest {
     /// Text written to the child's standard input, which is then closed; none: `/dev/null`.
     #[serde(default)]
     pub stdin: Option<String>,
-    #[serde(default = "default_timeout", deserialize_with = "seconds")]
-    pub timeout_s: f64,
+    /// `proc::run` only: seconds before the program is ended ([`DEFAULT_TIMEOUT_SECONDS`]).
+    #[serde(default, deserialize_with = "optional_seconds")]
+    pub timeout_s: Option<f64>,
     #[serde(default = "default_grace", deserialize_with = "seconds")]
     pub grace_s: f64,
     #[serde(default = "default_output_limit")]
     pub output_limit_kib: u64,
-}
-
-/// A long-lived program (a server), as a script writes it. Only `argv` is required.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SpawnRequest {
-    pub argv: Vec<String>,
-    #[serde(default)]
-    pub cwd: Option<String>,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    #[serde(default)]
-    pub pass_env: Vec<String>,
-    #[serde(default)]
-    pub stdin: Option<String>,
-    #[serde(default = "default_grace", deserialize_with = "seconds")]
-    pub grace_s: f64,
-    #[serde(default = "default_output_limit")]
-    pub output_limit_kib: u64,
-    /// When the process counts as ready; none: as soon as it has started.
+    /// `proc::start` only: when the process counts as ready; none: as soon as it has started.
     #[serde(default)]
     pub ready: Option<Readiness>,
+}
+
+impl ProcRequest {
+    /// `argv` with every other field at its default.
+    pub fn new(argv: Vec<String>) -> Self {
+        ProcRequest {
+            argv,
+            cwd: None,
+            env: BTreeMap::new(),
+            pass_env: Vec::new(),
+            stdin: None,
+            timeout_s: None,
+            grace_s: DEFAULT_GRACE_SECONDS,
+            output_limit_kib: DEFAULT_OUTPUT_LIMIT_KIB,
+            ready: None,
+        }
+    }
 }
 
 /// What a started process must show before `proc::start` returns.
@@ -100,10 +101,6 @@ pub struct Readiness {
     pub port: Option<u16>,
     #[serde(default = "default_ready", deserialize_with = "seconds")]
     pub timeout_s: f64,
-}
-
-fn default_timeout() -> f64 {
-    DEFAULT_TIMEOUT_SECONDS
 }
 
 fn default_grace() -> f64 {
@@ -122,6 +119,10 @@ fn default_output_limit() -> u64 {
 fn seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     let value = serde_json::Value::deserialize(deserializer)?;
     value.as_f64().ok_or_else(|| serde::de::Error::custom(format!("expected a number of seconds, got `{value}`")))
+}
+
+fn optional_seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    seconds(deserializer).map(Some)
 }
 
 /// A program ready to start: allowed, found, with its whole environment decided.
@@ -239,6 +240,8 @@ pub enum ProcError {
     OutputLimit,
     #[error("invalid process request: `ready` needs `line` or `port`")]
     EmptyReadiness,
+    #[error("invalid process request: `{field}` is for `{belongs_to}`; hint: {hint}")]
+    Misplaced { field: &'static str, belongs_to: &'static str, hint: &'static str },
     #[error("invalid process request: `{field}.{name}` is not a valid environment variable name")]
     EnvName { field: &'static str, name: String },
     #[error(
@@ -290,15 +293,25 @@ impl Proc {
     /// Checks `request` and runs it to completion. Ctrl-C is an error, after it was recorded:
     /// the script must stop.
     pub async fn run(&self, request: ProcRequest) -> Result<ProcOutput, ProcError> {
-        positive("timeout_s", request.timeout_s)?;
-        let timeout = std::time::Duration::from_secs_f64(request.timeout_s.min(1e9));
-        let launch = self.policy.prepare(policy::Asked::from(request))?;
+        if request.ready.is_some() {
+            let hint = "`proc::start` waits for readiness; `proc::run` waits for the end";
+            return Err(ProcError::Misplaced { field: "ready", belongs_to: "proc::start", hint });
+        }
+        let seconds = request.timeout_s.unwrap_or(DEFAULT_TIMEOUT_SECONDS);
+        positive("timeout_s", seconds)?;
+        let timeout = std::time::Duration::from_secs_f64(seconds.min(1e9));
+        let launch = self.policy.prepare(request)?;
         let output = self.processes.run(launch, timeout).await;
         if output.interrupted { Err(ProcError::Interrupted) } else { Ok(output) }
     }
 
     /// Checks `request` and starts it.
-    pub async fn spawn(&self, request: SpawnRequest) -> Result<Arc<Spawned>, ProcError> {
+    pub async fn spawn(&self, request: ProcRequest) -> Result<Arc<Spawned>, ProcError> {
+        if request.timeout_s.is_some() {
+            let hint =
+                "a started process runs until it ends or `kill()`; `ready.timeout_s` bounds the wait for readiness";
+            return Err(ProcError::Misplaced { field: "timeout_s", belongs_to: "proc::run", hint });
+        }
         if let Some(ready) = &request.ready {
             positive("ready.timeout_s", ready.timeout_s)?;
             if ready.line.as_deref().is_none_or(str::is_empty) && ready.port.is_none() {
@@ -306,7 +319,7 @@ impl Proc {
             }
         }
         let ready = request.ready.clone();
-        let launch = self.policy.prepare(policy::Asked::from(request))?;
+        let launch = self.policy.prepare(request)?;
         self.processes.spawn(launch, ready, Box::new(|_| {})).await
     }
 }
@@ -350,7 +363,7 @@ mod tests {
     fn requests_take_integer_or_float_seconds_and_refuse_unknown_fields() {
         let request: ProcRequest =
             serde_json::from_value(serde_json::json!({"argv": ["true"], "timeout_s": 2})).expect("integer seconds");
-        assert_eq!((request.timeout_s, request.grace_s, request.output_limit_kib), (2.0, 5.0, 1024));
+        assert_eq!((request.timeout_s, request.grace_s, request.output_limit_kib), (Some(2.0), 5.0, 1024));
         let error = serde_json::from_value::<ProcRequest>(serde_json::json!({"argv": ["true"], "timeout": 2}))
             .expect_err("unknown field");
         assert!(error.to_string().contains("unknown field `timeout`"), "{error}");

@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 
 use serde::Deserialize;
 
-use super::{Launch, ProcError, ProcRequest, SpawnRequest, mask};
+use super::{Launch, ProcError, ProcRequest, mask};
 use crate::capabilities::fs::Files;
 
 /// Host variables every child gets, when the host has them.
@@ -59,31 +59,6 @@ impl ScenarioProc {
             None => Ok(ScenarioProc::default()),
             Some(section) => serde_json::from_value(section.clone()).map_err(|error| format!("`[proc]`: {error}")),
         }
-    }
-}
-
-/// What a run or spawn request has in common, before the policy looks at it.
-pub struct Asked {
-    pub argv: Vec<String>,
-    pub cwd: Option<String>,
-    pub env: BTreeMap<String, String>,
-    pub pass_env: Vec<String>,
-    pub stdin: Option<String>,
-    pub grace_s: f64,
-    pub output_limit_kib: u64,
-}
-
-impl From<ProcRequest> for Asked {
-    fn from(request: ProcRequest) -> Self {
-        let ProcRequest { argv, cwd, env, pass_env, stdin, grace_s, output_limit_kib, timeout_s: _ } = request;
-        Asked { argv, cwd, env, pass_env, stdin, grace_s, output_limit_kib }
-    }
-}
-
-impl From<SpawnRequest> for Asked {
-    fn from(request: SpawnRequest) -> Self {
-        let SpawnRequest { argv, cwd, env, pass_env, stdin, grace_s, output_limit_kib, ready: _ } = request;
-        Asked { argv, cwd, env, pass_env, stdin, grace_s, output_limit_kib }
     }
 }
 
@@ -134,9 +109,9 @@ impl ProcPolicy {
         allowed.into_iter().map(|(entry, origin)| (entry, origin.to_string())).collect()
     }
 
-    /// Checks `asked` against the rules and decides everything the child gets.
-    pub fn prepare(&self, asked: Asked) -> Result<Launch, ProcError> {
-        let launch = self.launch(asked)?;
+    /// Checks `request` against the rules and decides everything the child gets.
+    pub fn prepare(&self, request: ProcRequest) -> Result<Launch, ProcError> {
+        let launch = self.launch(request)?;
         let name = launch.argv.first().map(String::as_str).unwrap_or_default();
         if !self.is_allowed(name, &launch.program) {
             return Err(ProcError::NotAllowed {
@@ -149,33 +124,33 @@ impl ProcPolicy {
 
     /// [`Self::prepare`] for a program the host itself runs for a capability (git for
     /// `workspace::`): the same environment rules, without the allow-list the script answers to.
-    pub fn launch(&self, asked: Asked) -> Result<Launch, ProcError> {
-        let Some(name) = asked.argv.first().filter(|name| !name.is_empty()).cloned() else {
+    pub fn launch(&self, request: ProcRequest) -> Result<Launch, ProcError> {
+        let Some(name) = request.argv.first().filter(|name| !name.is_empty()).cloned() else {
             return Err(ProcError::EmptyArgv);
         };
-        if !(asked.grace_s.is_finite() && asked.grace_s > 0.0) {
-            return Err(ProcError::Seconds { field: "grace_s", value: asked.grace_s });
+        if !(request.grace_s.is_finite() && request.grace_s > 0.0) {
+            return Err(ProcError::Seconds { field: "grace_s", value: request.grace_s });
         }
-        let output_limit_bytes = usize::try_from(asked.output_limit_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
+        let output_limit_bytes = usize::try_from(request.output_limit_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
         if output_limit_bytes == 0 {
             return Err(ProcError::OutputLimit);
         }
-        let cwd = match &asked.cwd {
+        let cwd = match &request.cwd {
             None => None,
             Some(path) if Path::new(path).is_absolute() => Some(PathBuf::from(path)),
             Some(path) => {
                 Some(self.files.resolve(path).map_err(|source| ProcError::Cwd { path: path.clone(), source })?)
             }
         };
-        let (env, secrets) = self.environment(&asked)?;
+        let (env, secrets) = self.environment(&request)?;
         let program = find_program(&name, cwd.as_deref(), env.get("PATH").map(String::as_str));
         Ok(Launch {
             program,
-            argv: asked.argv,
+            argv: request.argv,
             cwd,
             env,
-            stdin: asked.stdin,
-            grace: std::time::Duration::from_secs_f64(asked.grace_s.min(3600.0)),
+            stdin: request.stdin,
+            grace: std::time::Duration::from_secs_f64(request.grace_s.min(3600.0)),
             output_limit_bytes,
             secrets,
         })
@@ -198,11 +173,11 @@ impl ProcPolicy {
     }
 
     /// The child's whole environment, and the values never to be recorded.
-    fn environment(&self, asked: &Asked) -> Result<(BTreeMap<String, String>, Vec<String>), ProcError> {
-        for name in &asked.pass_env {
+    fn environment(&self, request: &ProcRequest) -> Result<(BTreeMap<String, String>, Vec<String>), ProcError> {
+        for name in &request.pass_env {
             check_name("pass_env", name)?;
         }
-        for name in asked.env.keys() {
+        for name in request.env.keys() {
             check_name("env", name)?;
         }
         let mut env = BTreeMap::new();
@@ -216,13 +191,13 @@ impl ProcPolicy {
                 env.insert(name, value.clone());
             }
         }
-        for name in &asked.pass_env {
+        for name in &request.pass_env {
             if let Some(value) = self.host_env.get(name) {
                 secrets.push(value.clone());
                 env.insert(name.clone(), value.clone());
             }
         }
-        for (name, value) in &asked.env {
+        for (name, value) in &request.env {
             if looks_secret(name) {
                 secrets.push(value.clone());
             }
@@ -284,39 +259,31 @@ mod tests {
         (root, policy)
     }
 
-    fn asked(argv: &[&str]) -> Asked {
-        Asked {
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            cwd: None,
-            env: BTreeMap::new(),
-            pass_env: Vec::new(),
-            stdin: None,
-            grace_s: 1.0,
-            output_limit_kib: 1,
-        }
+    fn request_for(argv: &[&str]) -> ProcRequest {
+        ProcRequest::new(argv.iter().map(|s| s.to_string()).collect())
     }
 
     #[test]
     fn a_program_not_declared_is_refused_with_where_to_allow_it() {
         let (_root, policy) = policy(&["sh"], &[("PATH", "/usr/bin:/bin")]);
-        let error = policy.prepare(asked(&["curl", "http://example.invalid"])).expect_err("not allowed");
+        let error = policy.prepare(request_for(&["curl", "http://example.invalid"])).expect_err("not allowed");
         assert_eq!(
             error.to_string(),
             "program `curl` is not allowed to run; hint: add \"curl\" to `allow` under `[proc]` in \
              `scenarios/x.toml`, or call `proc::allow([\"curl\"])` in the script"
         );
         policy.allow(&["curl".into()]);
-        assert!(policy.prepare(asked(&["curl"])).is_ok());
+        assert!(policy.prepare(request_for(&["curl"])).is_ok());
         assert_eq!(policy.allowed(), [("curl".into(), "script".into()), ("sh".into(), "scenario".into())]);
     }
 
     #[test]
     fn a_name_is_found_on_the_childs_path_and_allowed_by_file_name() {
         let (_root, policy) = policy(&["sh"], &[("PATH", "/nonexistent:/bin:/usr/bin")]);
-        let launch = policy.prepare(asked(&["sh", "-c", "true"])).expect("allowed");
+        let launch = policy.prepare(request_for(&["sh", "-c", "true"])).expect("allowed");
         assert!(launch.program.is_absolute() && launch.program.ends_with("sh"), "{:?}", launch.program);
-        assert!(policy.prepare(asked(&["/bin/sh"])).is_ok(), "a path is allowed by its file name");
-        assert!(matches!(policy.prepare(asked(&[])), Err(ProcError::EmptyArgv)));
+        assert!(policy.prepare(request_for(&["/bin/sh"])).is_ok(), "a path is allowed by its file name");
+        assert!(matches!(policy.prepare(request_for(&[])), Err(ProcError::EmptyArgv)));
     }
 
     #[test]
@@ -330,7 +297,7 @@ mod tests {
             ("OTHER_TOKEN", "tok-abcdefgh"),
         ];
         let (_root, policy) = policy(&["env"], &host);
-        let mut request = asked(&["env", "--flag=sk-ant-0123456789"]);
+        let mut request = request_for(&["env", "--flag=sk-ant-0123456789"]);
         request.pass_env = vec!["ANTHROPIC_API_KEY".into()];
         request.env.insert("MODE".into(), "test".into());
         let launch = policy.prepare(request).expect("allowed");
@@ -343,11 +310,11 @@ mod tests {
     #[test]
     fn invalid_fields_are_named() {
         let (_root, policy) = policy(&["sh"], &[]);
-        let mut bad_env = asked(&["sh"]);
+        let mut bad_env = request_for(&["sh"]);
         bad_env.env.insert("A=B".into(), "x".into());
-        let mut bad_grace = asked(&["sh"]);
+        let mut bad_grace = request_for(&["sh"]);
         bad_grace.grace_s = 0.0;
-        let mut bad_cwd = asked(&["sh"]);
+        let mut bad_cwd = request_for(&["sh"]);
         bad_cwd.cwd = Some("../outside".into());
         let messages: Vec<String> = [bad_env, bad_grace, bad_cwd]
             .into_iter()

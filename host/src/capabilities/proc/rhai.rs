@@ -151,7 +151,7 @@ Example: `let results = proc::run_many([#{ argv: [\"true\"] }, #{ argv: [\"false
         &["request: Map", "Process"],
         "
 Starts a long-lived program (a server) and returns a `Process` once it is ready (not `spawn`:
-Rhai reserves that word). Request fields as `proc::run` (without `timeout_s`), and
+Rhai reserves that word). Request fields as `proc::run` (but no `timeout_s`), and
 `ready: #{ line, port, timeout_s }`: wait until
 `line` appears in its output and/or `port` on 127.0.0.1 accepts a connection, for at most
 `timeout_s` (60). A program that cannot start, exits or is not ready in time is ended, and its

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Git;
-use crate::capabilities::proc::{Asked, Proc, Processes};
+use crate::capabilities::proc::{Proc, ProcRequest, Processes};
 
 /// The date of every workspace commit.
 const FIXED_DATE: &str = "2000-01-01T00:00:00Z";
@@ -34,16 +34,12 @@ impl Git for ProcGit {
             ("GIT_CONFIG_GLOBAL".to_string(), "/dev/null".to_string()),
             ("GIT_CONFIG_NOSYSTEM".to_string(), "1".to_string()),
         ]);
-        let asked = Asked {
-            argv: std::iter::once("git").chain(args.iter().copied()).map(str::to_string).collect(),
-            cwd: Some(cwd.display().to_string()),
-            env,
-            pass_env: Vec::new(),
-            stdin: None,
-            grace_s: 5.0,
-            output_limit_kib: 64,
-        };
-        let launch = self.proc.policy.launch(asked).map_err(|error| error.to_string())?;
+        let mut request =
+            ProcRequest::new(std::iter::once("git").chain(args.iter().copied()).map(str::to_string).collect());
+        request.cwd = Some(cwd.display().to_string());
+        request.env = env;
+        request.output_limit_kib = 64;
+        let launch = self.proc.policy.launch(request).map_err(|error| error.to_string())?;
         let output = self.runtime.block_on(self.proc.processes.run(launch, TIMEOUT));
         if output.ok {
             return Ok(());
