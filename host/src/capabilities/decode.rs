@@ -2,6 +2,7 @@
 //! fault: serde's own messages say what was wrong (`invalid type: integer, expected a string`)
 //! but not where. Shared by every capability that takes a request or options map.
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -40,4 +41,16 @@ pub fn decode<T: DeserializeOwned>(value: Value, minimal: &Value) -> Result<T, F
         }
     }
     Err(FieldError { field: None, message: whole })
+}
+
+/// Seconds written as an integer (`30`) or a float (`0.5`): scripts write both. For
+/// `#[serde(deserialize_with = "...")]`.
+pub fn seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    value.as_f64().ok_or_else(|| serde::de::Error::custom(format!("expected a number of seconds, got `{value}`")))
+}
+
+/// [`seconds`] for an optional field (with `#[serde(default)]`).
+pub fn optional_seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    seconds(deserializer).map(Some)
 }

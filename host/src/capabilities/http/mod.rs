@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use self::reqwest::ReqwestHttp;
@@ -52,7 +52,7 @@ pub struct HttpRequest {
     /// A body sent as text, as it is; exclusive with `json`.
     #[serde(default)]
     pub body: Option<String>,
-    #[serde(default = "default_timeout", deserialize_with = "number")]
+    #[serde(default = "default_timeout", deserialize_with = "crate::capabilities::decode::seconds")]
     pub timeout_s: f64,
 }
 
@@ -62,7 +62,7 @@ pub struct HttpRequest {
 pub struct RequestOptions {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
-    #[serde(default = "default_timeout", deserialize_with = "number")]
+    #[serde(default = "default_timeout", deserialize_with = "crate::capabilities::decode::seconds")]
     pub timeout_s: f64,
 }
 
@@ -133,12 +133,6 @@ fn default_method() -> String {
 
 fn default_timeout() -> f64 {
     DEFAULT_TIMEOUT_SECONDS
-}
-
-/// Seconds written as an integer (`30`) or a float (`0.5`): scripts write both.
-fn number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    let value = Value::deserialize(deserializer)?;
-    value.as_f64().ok_or_else(|| serde::de::Error::custom(format!("expected a number of seconds, got `{value}`")))
 }
 
 /// Decodes what a script wrote into `T`, naming the field at fault.

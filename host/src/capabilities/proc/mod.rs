@@ -61,9 +61,9 @@ pub struct ProcRequest {
     #[serde(default)]
     pub stdin: Option<String>,
     /// `proc::run` only: seconds before the program is ended ([`DEFAULT_TIMEOUT_SECONDS`]).
-    #[serde(default, deserialize_with = "optional_seconds")]
+    #[serde(default, deserialize_with = "crate::capabilities::decode::optional_seconds")]
     pub timeout_s: Option<f64>,
-    #[serde(default = "default_grace", deserialize_with = "seconds")]
+    #[serde(default = "default_grace", deserialize_with = "crate::capabilities::decode::seconds")]
     pub grace_s: f64,
     #[serde(default = "default_output_limit")]
     pub output_limit_kib: u64,
@@ -99,7 +99,7 @@ pub struct Readiness {
     /// A TCP port on 127.0.0.1 that accepts a connection.
     #[serde(default)]
     pub port: Option<u16>,
-    #[serde(default = "default_ready", deserialize_with = "seconds")]
+    #[serde(default = "default_ready", deserialize_with = "crate::capabilities::decode::seconds")]
     pub timeout_s: f64,
 }
 
@@ -113,16 +113,6 @@ fn default_ready() -> f64 {
 
 fn default_output_limit() -> u64 {
     DEFAULT_OUTPUT_LIMIT_KIB
-}
-
-/// Seconds written as an integer (`30`) or a float (`0.5`): scripts write both.
-fn seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    let value = serde_json::Value::deserialize(deserializer)?;
-    value.as_f64().ok_or_else(|| serde::de::Error::custom(format!("expected a number of seconds, got `{value}`")))
-}
-
-fn optional_seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
-    seconds(deserializer).map(Some)
 }
 
 /// A program ready to start: allowed, found, with its whole environment decided.
