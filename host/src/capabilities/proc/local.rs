@@ -111,12 +111,16 @@ impl Running {
         };
         tokio::spawn(async move {
             let status = child.wait().await;
+            let elapsed = started.elapsed();
             // Whatever the leader left in its group goes with it.
             groups::signal(pid, Signal::SIGKILL);
             groups.remove(pid);
-            let _ = tokio::time::timeout(DRAIN, futures::future::join_all(readers)).await;
+            let stop_reading: Vec<_> = readers.iter().map(tokio::task::JoinHandle::abort_handle).collect();
+            if tokio::time::timeout(DRAIN, futures::future::join_all(readers)).await.is_err() {
+                stop_reading.iter().for_each(tokio::task::AbortHandle::abort);
+            }
             let ending = ending.lock().map(|ending| ending.clone()).unwrap_or_default();
-            let output = ended(&name, pid, status, ending, started.elapsed(), &stdout, &stderr);
+            let output = ended(&name, pid, status, ending, elapsed, &stdout, &stderr);
             on_end(&output);
             finish.send_replace(Some(output));
         });
