@@ -425,3 +425,21 @@ results::write_json("out.json", #{ path: ws.path() });
     assert_eq!(std::fs::read_to_string(path.join("notes/a.txt")).expect("kept file"), "kept for debugging");
     assert!(run.stderr.contains(&format!("workspace kept: {}", path.display())), "{}", run.stderr);
 }
+
+#[test]
+fn a_script_reads_back_what_its_programs_wrote_in_a_run_directory_outside_the_project() {
+    let project = project(
+        "readback",
+        r#"
+proc::run(#{ argv: ["sh", "-c", "echo written by a child > child.txt"], cwd: run::dir() });
+results::write_json("out.json", #{ read: fs::read_text(`${run::dir()}/child.txt`) });
+"#,
+    );
+    let elsewhere = tempfile::tempdir().expect("a folder outside the project");
+    let out = elsewhere.path().join("run");
+    let out_text = out.display().to_string();
+    project.host(&["run", "scripts/readback.rhai", "--out", &out_text]).expect_code(0);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("out.json")).expect("out.json")).expect("JSON");
+    assert_eq!(written["read"], "written by a child\n");
+}

@@ -104,6 +104,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
 
     let dir = run::create_dir(args.out.as_deref(), &runs, &experiment, &run_id)?;
     let dir = fs_err::canonicalize(&dir)?;
+    files.allow_root(&dir);
     console.attach_log_file(&dir.join("run.log")).context("cannot create run.log")?;
     let results = Arc::new(RunResults::new(&dir, &run_id)?);
     let capabilities = capabilities(&parts, results.clone(), info(&dir))?;

@@ -75,13 +75,23 @@ pub struct InputRecord {
 /// [`Files`] over the real file system, confined by a [`ReadPolicy`], hashing what it reads.
 #[derive(Debug)]
 pub struct SandboxFiles {
-    policy: ReadPolicy,
+    policy: std::sync::RwLock<ReadPolicy>,
     inputs: Mutex<BTreeMap<PathBuf, InputRecord>>,
 }
 
 impl SandboxFiles {
     pub fn new(policy: ReadPolicy) -> Self {
-        SandboxFiles { policy, inputs: Mutex::new(BTreeMap::new()) }
+        SandboxFiles { policy: std::sync::RwLock::new(policy), inputs: Mutex::new(BTreeMap::new()) }
+    }
+
+    /// Lets scripts read `root` and everything under it too: the run directory, so that a script
+    /// reads back what the programs it started wrote there, wherever `--out` put it.
+    pub fn allow_root(&self, root: &std::path::Path) {
+        self.policy.write().unwrap_or_else(std::sync::PoisonError::into_inner).add_root(root);
+    }
+
+    fn resolve_path(&self, path: &str) -> Result<PathBuf, FilesError> {
+        self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).resolve(path)
     }
 
     /// Every file read so far, sorted by path.
@@ -91,7 +101,8 @@ impl SandboxFiles {
 
     /// Records a file the host itself read for the run (the script, a module, the scenario).
     pub fn record(&self, path: &std::path::Path, bytes: &[u8]) {
-        let shown = match path.strip_prefix(self.policy.base()) {
+        let base = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).base().to_path_buf();
+        let shown = match path.strip_prefix(&base) {
             Ok(relative) => relative.display().to_string(),
             Err(_) => path.display().to_string(),
         };
@@ -104,7 +115,7 @@ impl SandboxFiles {
 
 impl Files for SandboxFiles {
     fn read_text(&self, path: &str) -> Result<Text, FilesError> {
-        let resolved = self.policy.resolve(path)?;
+        let resolved = self.resolve_path(path)?;
         let bytes = fs_err::read(&resolved).map_err(|source| FilesError::Io { path: path.to_string(), source })?;
         self.record(&resolved, &bytes);
         let content = String::from_utf8(bytes).map_err(|error| FilesError::NotUtf8 {
@@ -115,7 +126,7 @@ impl Files for SandboxFiles {
     }
 
     fn exists(&self, path: &str) -> Result<bool, FilesError> {
-        match self.policy.resolve(path) {
+        match self.resolve_path(path) {
             Ok(_) => Ok(true),
             Err(FilesError::NotFound { .. }) => Ok(false),
             Err(error) => Err(error),
@@ -123,11 +134,11 @@ impl Files for SandboxFiles {
     }
 
     fn resolve(&self, path: &str) -> Result<PathBuf, FilesError> {
-        self.policy.resolve(path)
+        self.resolve_path(path)
     }
 
     fn list(&self, folder: &str) -> Result<Vec<String>, FilesError> {
-        let resolved = self.policy.resolve(folder)?;
+        let resolved = self.resolve_path(folder)?;
         let entries =
             fs_err::read_dir(&resolved).map_err(|source| FilesError::Io { path: folder.to_string(), source })?;
         let mut names = Vec::new();

@@ -40,6 +40,15 @@ impl ReadPolicy {
         true
     }
 
+    /// Allows reading everything under `root` (an existing folder).
+    pub fn add_root(&mut self, root: &Path) {
+        if let Ok(root) = std::fs::canonicalize(root)
+            && !self.roots.iter().any(|known| root.starts_with(known))
+        {
+            self.roots.push(root);
+        }
+    }
+
     /// The canonical path a script's `requested` path names, if reading it is allowed.
     pub fn resolve(&self, requested: &str) -> Result<PathBuf, FilesError> {
         if let Some(path) = self.given.get(requested) {
