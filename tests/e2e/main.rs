@@ -18,3 +18,4 @@ mod proc;
 mod scripts;
 mod search;
 mod support;
+mod verify;

@@ -82,8 +82,10 @@ fn every_scenario_parses_and_belongs_to_a_shipped_script() {
         .filter_map(|path| path.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
         .collect();
     // A scenario belongs to a script by name (picked up by default) or by being named in it.
-    let texts: Vec<String> =
-        rhai_files(&root.join("scripts")).iter().map(|path| std::fs::read_to_string(path).expect("read script")).collect();
+    let texts: Vec<String> = rhai_files(&root.join("scripts"))
+        .iter()
+        .map(|path| std::fs::read_to_string(path).expect("read script"))
+        .collect();
     let mut checked = 0;
     for entry in std::fs::read_dir(root.join("scenarios")).expect("scenarios folder").flatten() {
         let path = entry.path();

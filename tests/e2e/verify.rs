@@ -1,0 +1,346 @@
+//! Set-by-set verification (`scripts/verify_set.rhai`, `scripts/verify_all_sets.rhai`) driving the
+//! reference benchmark (`fixtures/ghx-bench/ghxbench.py`) as real subprocesses, with the faults it
+//! can be told to make: a scenario that fails once or always, no rows, a row with an error, a
+//! crash, a failing report gate and a missing program.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{Run, duckdb, host_in, repo_root};
+
+/// A verification run in a temporary folder: its exit, and where it wrote.
+struct Verification {
+    run: Run,
+    dir: PathBuf,
+    _keep: tempfile::TempDir,
+}
+
+impl Verification {
+    fn start(script: &str, host_args: &[&str], args: &[&str]) -> std::process::Child {
+        let (keep, dir) = temp_run();
+        std::mem::forget(keep);
+        let mut all =
+            vec!["run".to_string(), format!("scripts/{script}.rhai"), "--out".into(), dir.display().to_string()];
+        all.extend(host_args.iter().map(|arg| arg.to_string()));
+        all.push("--".into());
+        all.extend(args.iter().map(|arg| arg.to_string()));
+        std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+            .args(&all)
+            .current_dir(repo_root())
+            .env("CI", "1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start host")
+    }
+
+    fn run(script: &str, host_args: &[&str], args: &[&str]) -> Self {
+        let (keep, dir) = temp_run();
+        let dir_text = dir.display().to_string();
+        let mut all = vec!["run", &*format!("scripts/{script}.rhai"), "--out", &dir_text]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        all.extend(host_args.iter().map(|arg| arg.to_string()));
+        all.push("--".into());
+        all.extend(args.iter().map(|arg| arg.to_string()));
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        Verification { run: host_in(&repo_root(), &all), dir, _keep: keep }
+    }
+
+    /// The folder that holds the set folders.
+    fn base(&self) -> PathBuf {
+        let found = std::fs::read_dir(&self.dir)
+            .expect("run folder")
+            .flatten()
+            .map(|entry| entry.path())
+            .find(|path| path.file_name().is_some_and(|name| name.to_string_lossy().starts_with("verification-")));
+        found.expect("a verification-<date>-<model>-by-set folder")
+    }
+
+    fn tracking(&self, set: &str) -> Value {
+        read_json(&self.base().join(set).join("tracking.json"))
+    }
+
+    fn table(&self, name: &str) -> String {
+        self.dir.join(format!("{name}.parquet")).display().to_string()
+    }
+
+    /// Every argv this run started, as space-joined lines.
+    fn commands(&self) -> Vec<String> {
+        let rows = duckdb(&format!("SELECT array_to_string(argv, ' ') FROM '{}'", self.table("proc_calls")));
+        rows["rows"].as_array().expect("rows").iter().filter_map(|row| row[0].as_str().map(String::from)).collect()
+    }
+}
+
+fn temp_run() -> (tempfile::TempDir, PathBuf) {
+    let keep = tempfile::tempdir().expect("temporary folder");
+    let dir = keep.path().join("run");
+    (keep, dir)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()));
+    serde_json::from_str(&text).expect("JSON")
+}
+
+fn attempts(tracking: &Value) -> Vec<(i64, Vec<String>, String)> {
+    let reruns = tracking["reruns"].as_array().expect("reruns");
+    reruns
+        .iter()
+        .map(|rerun| {
+            let ids = rerun["scenario_ids"]
+                .as_array()
+                .expect("ids")
+                .iter()
+                .filter_map(|id| id.as_str().map(String::from))
+                .collect();
+            (rerun["attempt"].as_i64().unwrap_or(-1), ids, rerun["result"].as_str().unwrap_or_default().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn a_clean_set_passes_with_its_rows_counted_and_its_seed_named_after_the_run() {
+    let verification =
+        Verification::run("verify_set", &["--run-id", "v1"], &["--set", "pr-thread-mutations", "--provider", "openai"]);
+    verification.run.expect_code(0);
+    let tracking = verification.tracking("pr-thread-mutations");
+    assert_eq!(tracking["final_status"], "pass");
+    assert_eq!(tracking["resolved_scenarios"].as_array().map(Vec::len), Some(4));
+    assert_eq!(tracking["rows_expected"], serde_json::json!({"agent_direct": 4, "ghx": 4}));
+    assert_eq!(tracking["rows_actual"], serde_json::json!({"agent_direct": 4, "ghx": 4}));
+    assert_eq!(tracking["checks"]["error_null"], serde_json::json!({"pass": 8, "fail": 0}));
+    assert_eq!(attempts(&tracking), [(1, vec![], "pass".to_string())]);
+    let commands = verification.commands();
+    assert!(
+        commands.iter().any(|line| line.contains("fixtures seed --seed-id v1-pr-thread-mutations-seed")),
+        "{commands:?}"
+    );
+    for file in
+        ["agent_direct-suite.jsonl", "ghx-suite.jsonl", "latest-summary.json", "latest-summary.md", "tracking.json"]
+    {
+        assert!(verification.base().join("pr-thread-mutations").join(file).is_file(), "{file}");
+    }
+}
+
+#[test]
+fn a_scenario_that_fails_once_is_rerun_alone_and_the_set_passes() {
+    let verification = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "pr-exec", "--provider", "openai", "--inject", "pr-merge-execute-001=fail-once"],
+    );
+    verification.run.expect_code(0);
+    let tracking = verification.tracking("pr-exec");
+    assert_eq!(tracking["final_status"], "pass");
+    assert_eq!(
+        attempts(&tracking),
+        [(1, vec![], "fail".into()), (2, vec!["pr-merge-execute-001".into()], "pass".into())]
+    );
+    let lines = std::fs::read_to_string(verification.base().join("pr-exec/agent_direct-suite.jsonl")).expect("suite");
+    assert_eq!(lines.lines().count(), 9, "the final file holds every scenario's final row, the rerun's included");
+}
+
+#[test]
+fn a_scenario_that_always_fails_stops_the_driver_after_two_reruns_with_tracking_complete() {
+    let verification = Verification::run(
+        "verify_all_sets",
+        &[],
+        &["--provider", "openai", "--inject", "pr-comment-reply-001=fail-always"],
+    );
+    verification.run.expect_code(1);
+    let tracking = verification.tracking("pr-thread-mutations");
+    assert_eq!(tracking["final_status"], "terminal_fail");
+    let expected: Vec<(i64, Vec<String>, String)> = vec![
+        (1, vec![], "fail".into()),
+        (2, vec!["pr-comment-reply-001".into()], "fail".into()),
+        (3, vec!["pr-comment-reply-001".into()], "fail".into()),
+    ];
+    assert_eq!(attempts(&tracking), expected);
+    assert_eq!(tracking["failing_scenarios"], serde_json::json!(["pr-comment-reply-001"]));
+    assert_eq!(tracking["rows_actual"], serde_json::json!({"agent_direct": 4, "ghx": 4}));
+    assert!(!verification.base().join("issues").exists(), "the driver went on after a terminal failure");
+    let summary = read_json(&verification.base().join("summary.json"));
+    assert_eq!((summary["sets_verified"].as_i64(), summary["sets_passed"].as_i64()), (Some(2), Some(1)));
+    assert!(
+        verification.run.stderr.contains("check failed: set pr-thread-mutations passes blocking validation"),
+        "{}",
+        verification.run.stderr
+    );
+}
+
+#[test]
+fn zero_rows_are_terminal_at_once() {
+    let verification = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "ci-log-analysis", "--provider", "openai", "--inject", "*=no-rows"],
+    );
+    verification.run.expect_code(1);
+    let tracking = verification.tracking("ci-log-analysis");
+    assert_eq!(tracking["final_status"], "terminal_fail");
+    assert_eq!(attempts(&tracking).len(), 1, "no rerun after zero rows");
+    assert!(
+        tracking["blocked_by"].as_str().is_some_and(|reason| reason.contains("zero rows is terminal")),
+        "{}",
+        tracking["blocked_by"]
+    );
+}
+
+#[test]
+fn a_row_with_an_error_blocks_the_set_naming_the_file_row_and_field() {
+    let verification = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "ci-diagnostics", "--provider", "openai", "--inject", "workflow-runs-list-001=error-row"],
+    );
+    verification.run.expect_code(1);
+    let tracking = verification.tracking("ci-diagnostics");
+    assert_eq!(tracking["final_status"], "terminal_fail");
+    assert_eq!(tracking["checks"]["error_null"]["fail"], 2);
+    assert_eq!(tracking["checks"]["success"]["fail"], 0);
+    let problems: Vec<&str> =
+        tracking["problems"].as_array().expect("problems").iter().filter_map(Value::as_str).collect();
+    assert!(
+        problems.iter().any(|problem| problem
+            .starts_with("set ci-diagnostics: ghx-suite.jsonl row 2 (workflow-runs-list-001): field \"error\" is {")),
+        "{problems:?}"
+    );
+    assert!(
+        verification.run.stderr.contains("agent_direct-suite.jsonl row 2 (workflow-runs-list-001): field \"error\"")
+    );
+}
+
+#[test]
+fn a_benchmark_crash_and_a_failing_report_gate_still_leave_a_complete_tracking_file() {
+    let crashed = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "release-delivery", "--provider", "openai", "--inject", "release-create-draft-001=crash"],
+    );
+    crashed.run.expect_code(1);
+    let tracking = crashed.tracking("release-delivery");
+    assert_eq!(tracking["final_status"], "terminal_fail");
+    assert_eq!(tracking["resolved_scenarios"].as_array().map(Vec::len), Some(5));
+    let benchmark_failed =
+        tracking["commands"].as_array().expect("commands").iter().any(|command| command["code"] == 137);
+    assert!(benchmark_failed, "the crash is recorded");
+
+    let gate = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "ci-log-analysis", "--provider", "openai", "--inject", "report=gate-fail"],
+    );
+    gate.run.expect_code(0);
+    let tracking = gate.tracking("ci-log-analysis");
+    assert_eq!(tracking["final_status"], "pass", "row-level validation decides, not the report's gate");
+    assert_eq!(tracking["reports"][0]["gate_passed"], false);
+    assert_eq!(tracking["reports"][0]["ok"], false);
+}
+
+#[test]
+fn a_missing_benchmark_program_is_recorded_and_the_set_fails() {
+    let project = tempfile::tempdir().expect("scenario folder");
+    let scenario = std::fs::read_to_string(repo_root().join("scenarios/verify_by_set.toml")).expect("scenario");
+    let broken = scenario.replace(
+        "benchmark = [\"python3\", \"fixtures/ghx-bench/ghxbench.py\", \"benchmark\"",
+        "benchmark = [\"no-such-benchmark-runner\", \"benchmark\"",
+    );
+    assert_ne!(broken, scenario, "the benchmark template was found");
+    let broken = broken.replace("allow = [\"python3\"]", "allow = [\"python3\", \"no-such-benchmark-runner\"]");
+    let path = project.path().join("broken.toml");
+    std::fs::write(&path, broken).expect("write scenario");
+    let path_text = path.display().to_string();
+    let verification = Verification::run(
+        "verify_set",
+        &["--scenario", &path_text],
+        &["--set", "ci-log-analysis", "--provider", "openai"],
+    );
+    verification.run.expect_code(1);
+    let tracking = verification.tracking("ci-log-analysis");
+    assert_eq!(tracking["final_status"], "terminal_fail");
+    let missing =
+        tracking["commands"].as_array().expect("commands").iter().find(|command| command["kind"] == "missing");
+    assert!(
+        missing.is_some_and(|command| command["error"] == "program `no-such-benchmark-runner` not found on `PATH`")
+    );
+}
+
+#[test]
+fn the_driver_runs_nine_sets_in_order_with_one_preflight_and_read_only_sets_never_seed() {
+    let verification = Verification::run("verify_all_sets", &[], &["--provider", "openai"]);
+    verification.run.expect_code(0);
+    let commands = verification.commands();
+    assert_eq!(commands.iter().filter(|line| line.contains("fixtures status")).count(), 1, "{commands:?}");
+    assert_eq!(commands.iter().filter(|line| line.contains("fixtures cleanup")).count(), 1);
+    let seeded: Vec<&String> = commands.iter().filter(|line| line.contains("fixtures seed")).collect();
+    assert_eq!(seeded.len(), 7);
+    assert!(!seeded.iter().any(|line| line.contains("ci-diagnostics") || line.contains("ci-log-analysis")));
+    let sets = duckdb(&format!(
+        "SELECT list(set ORDER BY file_row_number), bool_and(final_status = 'pass') \
+         FROM read_parquet('{}', file_row_number = true)",
+        verification.table("sets")
+    ));
+    assert_eq!(
+        sets["rows"][0],
+        serde_json::json!([
+            [
+                "pr-exec",
+                "pr-thread-mutations",
+                "issues",
+                "release-delivery",
+                "workflows",
+                "projects-v2",
+                "pr-review-reads",
+                "ci-diagnostics",
+                "ci-log-analysis"
+            ],
+            true
+        ])
+    );
+    let rows = duckdb(&format!("SELECT count(*) FROM '{}'", verification.table("rows")));
+    assert_eq!(rows["rows"][0][0], 120, "60 scenarios in two modes");
+    let summary = std::fs::read_to_string(verification.base().join("summary.md")).expect("summary.md");
+    assert!(summary.contains("every set passed"), "{summary}");
+    assert!(verification.base().join("confirmation.sh").is_file());
+    assert!(verification.run.stderr.contains("canonical confirmation (run with --confirm)"));
+}
+
+#[test]
+fn two_sets_verified_side_by_side_share_no_file() {
+    let first = Verification::start("verify_set", &[], &["--set", "pr-exec", "--provider", "openai"]);
+    let second = Verification::start("verify_set", &[], &["--set", "issues", "--provider", "openai"]);
+    let outputs = [first, second].map(|child| Run::from(child.wait_with_output().expect("wait for host")));
+    let mut written = Vec::new();
+    for run in &outputs {
+        run.expect_code(0);
+        let dir = run
+            .stderr
+            .lines()
+            .find_map(|line| line.split(" -> ").nth(1).filter(|_| line.starts_with("run ok")))
+            .expect("the run folder");
+        let table = Path::new(dir.trim()).join("proc_calls.parquet").display().to_string();
+        let rows = duckdb(&format!("SELECT argv FROM '{table}'"));
+        let paths: Vec<String> = rows["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .flat_map(|row| row[0].as_array().cloned().unwrap_or_default())
+            .filter_map(|arg| arg.as_str().map(String::from))
+            .filter(|arg| arg.starts_with('/'))
+            .collect();
+        assert!(!paths.is_empty());
+        assert!(paths.iter().all(|path| path.starts_with(dir.trim())), "a path outside its own run folder: {paths:?}");
+        written.push(paths);
+    }
+    assert!(written[0].iter().all(|path| !written[1].contains(path)));
+}
+
+#[test]
+fn a_missing_provider_is_a_usage_error_naming_it() {
+    let verification = Verification::run("verify_set", &[], &["--set", "pr-exec"]);
+    verification.run.expect_code(2);
+    assert!(verification.run.stderr.contains("missing --provider <value>"), "{}", verification.run.stderr);
+}
