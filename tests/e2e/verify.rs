@@ -344,3 +344,45 @@ fn a_missing_provider_is_a_usage_error_naming_it() {
     verification.run.expect_code(2);
     assert!(verification.run.stderr.contains("missing --provider <value>"), "{}", verification.run.stderr);
 }
+
+#[test]
+fn confirm_runs_the_canonical_confirmation_and_out_dir_places_a_set_folder() {
+    let verification =
+        Verification::run("verify_all_sets", &[], &["--provider", "openai", "--sets", "ci-log-analysis", "--confirm"]);
+    verification.run.expect_code(0);
+    let confirmations: Vec<String> = verification
+        .commands()
+        .into_iter()
+        .filter(|line| line.contains("gpt-5.3-codex") || line.contains("/confirm/"))
+        .collect();
+    assert_eq!(confirmations.len(), 6, "{confirmations:?}");
+    let manifest = read_json(&verification.dir.join("manifest.json"));
+    let checks = manifest["checks"].as_array().expect("checks");
+    assert_eq!(
+        checks
+            .iter()
+            .filter(|check| check["name"].as_str().is_some_and(|name| name.starts_with("canonical confirmation")))
+            .count(),
+        6
+    );
+    assert!(checks.iter().all(|check| check["passed"] == true), "{checks:?}");
+
+    let placed = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "ci-log-analysis", "--provider", "openai", "--out-dir", "mine/here"],
+    );
+    placed.run.expect_code(0);
+    assert_eq!(read_json(&placed.dir.join("mine/here/tracking.json"))["final_status"], "pass");
+    let outside = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "ci-log-analysis", "--provider", "openai", "--out-dir", "../x"],
+    );
+    outside.run.expect_code(2);
+    assert!(
+        outside.run.stderr.contains("--out-dir must be a folder inside the run directory"),
+        "{}",
+        outside.run.stderr
+    );
+}
