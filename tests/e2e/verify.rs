@@ -81,7 +81,7 @@ fn temp_run() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()));
+    let text = std::fs::read_to_string(path).expect("a JSON file the run wrote");
     serde_json::from_str(&text).expect("JSON")
 }
 
@@ -384,5 +384,49 @@ fn confirm_runs_the_canonical_confirmation_and_out_dir_places_a_set_folder() {
         outside.run.stderr.contains("--out-dir must be a folder inside the run directory"),
         "{}",
         outside.run.stderr
+    );
+}
+
+#[test]
+fn the_ghx_scenario_holds_the_commands_exactly_as_the_spec_writes_them() {
+    let text = std::fs::read_to_string(repo_root().join("scenarios/verify_by_set_ghx.toml")).expect("scenario");
+    let scenario: toml::Table = text.parse().expect("TOML");
+    let line = |name: &str| -> String {
+        let argv = scenario["commands"][name].as_array().expect("an argv list");
+        argv.iter().filter_map(|part| part.as_str()).collect::<Vec<_>>().join(" ")
+    };
+    // The spec's lines (shared/seeds/003), with its values as placeholders.
+    assert_eq!(
+        line("prerequisite"),
+        "pnpm --filter @ghx-dev/benchmark run report -- --gate --gate-profile verify_pr --summary-json /tmp/verify-summary.json --summary-md /tmp/verify-summary.md"
+    );
+    assert_eq!(line("preflight"), "pnpm --filter @ghx-dev/benchmark run fixtures -- status --out {preflight_manifest}");
+    assert_eq!(scenario["verify"]["preflight_manifest"].as_str(), Some("fixtures/latest.json"));
+    assert_eq!(
+        line("seed"),
+        "pnpm --filter @ghx-dev/benchmark run fixtures -- seed --seed-id {seed_id} --out {manifest}"
+    );
+    assert_eq!(
+        line("benchmark"),
+        "pnpm --filter @ghx-dev/benchmark run benchmark -- {mode} {repetitions} {selectors} --provider {provider} --model {model} --output-jsonl {output_jsonl}"
+    );
+    assert!(
+        line("report").starts_with("pnpm --filter @ghx-dev/benchmark run report -- --gate --gate-profile verify_pr")
+    );
+    assert_eq!(line("cleanup"), "pnpm --filter @ghx-dev/benchmark run fixtures -- cleanup --out {preflight_manifest}");
+    let confirm: Vec<String> = scenario["commands"]["confirm"]
+        .as_array()
+        .expect("confirm")
+        .iter()
+        .map(|argv| {
+            argv.as_array().expect("argv").iter().filter_map(|part| part.as_str()).collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    assert_eq!(
+        confirm,
+        [
+            "env BENCH_PROVIDER_ID=openai BENCH_MODEL_ID=gpt-5.3-codex pnpm --filter @ghx-dev/benchmark run benchmark:verify:pr",
+            "env BENCH_PROVIDER_ID=openai BENCH_MODEL_ID=gpt-5.3-codex pnpm --filter @ghx-dev/benchmark run benchmark:verify:release"
+        ]
     );
 }
