@@ -148,9 +148,11 @@ fn a_scenario_that_always_fails_stops_the_driver_after_two_reruns_with_tracking_
     let verification = Verification::run(
         "verify_all_sets",
         &[],
-        &["--provider", "openai", "--inject", "pr-comment-reply-001=fail-always"],
+        &["--provider", "openai", "--inject", "pr-comment-reply-001=fail-always", "--cleanup-on-failure"],
     );
     verification.run.expect_code(1);
+    let cleanups = verification.commands().into_iter().filter(|line| line.contains("fixtures cleanup")).count();
+    assert_eq!(cleanups, 1, "--cleanup-on-failure cleans up once after the stop");
     let tracking = verification.tracking("pr-thread-mutations");
     assert_eq!(tracking["final_status"], "terminal_fail");
     let expected: Vec<(i64, Vec<String>, String)> = vec![
@@ -186,6 +188,24 @@ fn zero_rows_are_terminal_at_once() {
         tracking["blocked_by"].as_str().is_some_and(|reason| reason.contains("zero rows is terminal")),
         "{}",
         tracking["blocked_by"]
+    );
+}
+
+#[test]
+fn a_scenario_that_never_writes_its_row_fails_the_row_count_contract() {
+    let verification = Verification::run(
+        "verify_set",
+        &[],
+        &["--set", "ci-diagnostics", "--provider", "openai", "--inject", "workflow-job-logs-get-001=no-row"],
+    );
+    verification.run.expect_code(1);
+    let tracking = verification.tracking("ci-diagnostics");
+    assert_eq!(tracking["final_status"], "terminal_fail");
+    assert_eq!(attempts(&tracking).len(), 2, "the missing scenario is rerun, and a rerun with no rows is terminal");
+    assert_eq!(tracking["rows_actual"], serde_json::json!({"agent_direct": 3, "ghx": 3}));
+    assert_eq!(
+        tracking["failing_scenarios"],
+        serde_json::json!(["workflow-job-logs-get-001", "row-count-mismatch: expected=4 agent_direct=3 ghx=3"])
     );
 }
 
