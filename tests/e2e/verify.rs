@@ -17,34 +17,35 @@ struct Verification {
 }
 
 impl Verification {
-    fn start(script: &str, host_args: &[&str], args: &[&str]) -> std::process::Child {
-        let (keep, dir) = temp_run();
-        std::mem::forget(keep);
+    /// `host run scripts/<script>.rhai --out <a temporary folder> <host_args> -- <args>`, from the
+    /// repository root; the folder lives as long as the returned guard.
+    fn command(script: &str, host_args: &[&str], args: &[&str]) -> (tempfile::TempDir, PathBuf, Vec<String>) {
+        let keep = tempfile::tempdir().expect("temporary folder");
+        let dir = keep.path().join("run");
         let mut all =
             vec!["run".to_string(), format!("scripts/{script}.rhai"), "--out".into(), dir.display().to_string()];
         all.extend(host_args.iter().map(|arg| arg.to_string()));
         all.push("--".into());
         all.extend(args.iter().map(|arg| arg.to_string()));
-        std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+        (keep, dir, all)
+    }
+
+    /// Starts a verification and returns at once.
+    fn start(script: &str, host_args: &[&str], args: &[&str]) -> (std::process::Child, tempfile::TempDir) {
+        let (keep, _, all) = Verification::command(script, host_args, args);
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
             .args(&all)
             .current_dir(repo_root())
             .env("CI", "1")
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .expect("start host")
+            .expect("start host");
+        (child, keep)
     }
 
     fn run(script: &str, host_args: &[&str], args: &[&str]) -> Self {
-        let (keep, dir) = temp_run();
-        let dir_text = dir.display().to_string();
-        let mut all = vec!["run", &*format!("scripts/{script}.rhai"), "--out", &dir_text]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>();
-        all.extend(host_args.iter().map(|arg| arg.to_string()));
-        all.push("--".into());
-        all.extend(args.iter().map(|arg| arg.to_string()));
+        let (keep, dir, all) = Verification::command(script, host_args, args);
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         Verification { run: host_in(&repo_root(), &all), dir, _keep: keep }
     }
@@ -72,12 +73,6 @@ impl Verification {
         let rows = duckdb(&format!("SELECT array_to_string(argv, ' ') FROM '{}'", self.table("proc_calls")));
         rows["rows"].as_array().expect("rows").iter().filter_map(|row| row[0].as_str().map(String::from)).collect()
     }
-}
-
-fn temp_run() -> (tempfile::TempDir, PathBuf) {
-    let keep = tempfile::tempdir().expect("temporary folder");
-    let dir = keep.path().join("run");
-    (keep, dir)
 }
 
 fn read_json(path: &Path) -> Value {
@@ -330,8 +325,8 @@ fn the_driver_runs_nine_sets_in_order_with_one_preflight_and_read_only_sets_neve
 
 #[test]
 fn two_sets_verified_side_by_side_share_no_file() {
-    let first = Verification::start("verify_set", &[], &["--set", "pr-exec", "--provider", "openai"]);
-    let second = Verification::start("verify_set", &[], &["--set", "issues", "--provider", "openai"]);
+    let (first, _first_folder) = Verification::start("verify_set", &[], &["--set", "pr-exec", "--provider", "openai"]);
+    let (second, _second_folder) = Verification::start("verify_set", &[], &["--set", "issues", "--provider", "openai"]);
     let outputs = [first, second].map(|child| Run::from(child.wait_with_output().expect("wait for host")));
     let mut written = Vec::new();
     for run in &outputs {
