@@ -120,3 +120,54 @@ fn check_reports_the_errors_of_every_imported_module() {
     run.expect_code(2);
     insta::assert_snapshot!(stable(&run.stderr, project.path()));
 }
+
+#[test]
+fn every_options_map_refuses_an_unknown_key_naming_the_function_and_the_key() {
+    let project = TempProject::new();
+    // One call per function that takes an options map, each with a misspelt key.
+    let cases = [
+        ("llm::chat_many", r#"llm::chat_many([], #{ concurency: 2 })"#, "concurency"),
+        ("proc::run_many", r#"proc::run_many([], #{ concurency: 2 })"#, "concurency"),
+        ("proc::run", r#"proc::run(#{ argv: ["true"], timout_s: 1 })"#, "timout_s"),
+        ("embed::texts", r#"embed::texts([], #{ modle: "local" })"#, "modle"),
+        ("search::corpus", r#"search::corpus([], #{ embeds: true })"#, "embeds"),
+        ("corpus.query", r#"search::corpus([#{ id: "a", text: "x" }]).query("x", #{ limt: 3 })"#, "limt"),
+        ("corpus.keyword", r#"search::corpus([#{ id: "a", text: "x" }]).keyword("x", #{ limt: 3 })"#, "limt"),
+        ("search::text_index", r#"search::text_index([], #{ stemer: true })"#, "stemer"),
+        ("search::chunk_chars", r#"search::chunk_chars("abc", #{ sise: 3 })"#, "sise"),
+        ("search::chunk_lines", r#"search::chunk_lines("abc", #{ sise: 3 })"#, "sise"),
+        ("search::mmr", r#"search::mmr([1.0], ["x"], #{ lamda: 0.5 })"#, "lamda"),
+        ("stats::bootstrap_mean", r#"stats::bootstrap_mean([1.0, 2.0], #{ levl: 0.9 })"#, "levl"),
+        ("http", r#"http::get("http://127.0.0.1:9/", #{ timeot_s: 1 })"#, "timeot_s"),
+        ("workspace", r#"workspace::create(#{ nmae: "x" })"#, "nmae"),
+        ("llm::chat", r#"llm::chat(#{ messages: [], modle: "x" })"#, "modle"),
+    ];
+    let calls: Vec<String> = cases
+        .iter()
+        .map(|(_, call, _)| {
+            format!("try {{ {call}; caught.push(\"no error\"); }} catch (error) {{ caught.push(`${{error}}`); }}")
+        })
+        .collect();
+    project.write(
+        "scripts/options.rhai",
+        &format!("let caught = [];\n{}\nresults::write_json(\"caught.json\", caught);\n", calls.join("\n")),
+    );
+    project.host(&["run", "scripts/options.rhai", "--run-id", "o"]).expect_code(0);
+    let caught: Vec<String> = serde_json::from_str(&project.read("runs/options/o/caught.json")).expect("caught.json");
+    for ((function, _, key), message) in cases.iter().zip(&caught) {
+        assert!(message.contains(&format!("unknown field `{key}`")), "{function}: {message}");
+        assert!(message.contains(function), "{function} is not named: {message}");
+    }
+    assert_eq!(caught.len(), cases.len());
+}
+
+#[test]
+fn an_unknown_option_key_points_at_the_script_line() {
+    let project = TempProject::new();
+    let stderr = failing_run(
+        &project,
+        "let values = [1.0, 2.0];\nlet ci = stats::bootstrap_mean(values, #{ level: 0.9, sed: 3 });\n",
+    );
+    assert!(stderr.contains("invalid options for `stats::bootstrap_mean`: unknown field `sed`, expected one of `level`, `resamples`, `seed`"), "{stderr}");
+    assert!(stderr.contains("scripts/case.rhai:2:"), "{stderr}");
+}

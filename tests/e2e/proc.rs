@@ -254,7 +254,9 @@ results::write_json("out.json", caught);
     let caught: Vec<&str> = out.as_array().expect("errors").iter().filter_map(Value::as_str).collect();
     assert_eq!(caught.len(), 4, "{caught:?}");
     assert!(
-        caught[0].contains("options: unknown field `concurency`, expected `concurrency` or `label`"),
+        caught[0].contains(
+            "invalid options for `proc::run_many`: unknown field `concurency`, expected `concurrency` or `label`"
+        ),
         "{}",
         caught[0]
     );

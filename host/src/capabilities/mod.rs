@@ -103,6 +103,37 @@ pub fn script_error(
     Box::new(::rhai::EvalAltResult::ErrorRuntime(error_chain(error).into(), context.call_position()))
 }
 
+/// A script's options map as `T` (a type with `deny_unknown_fields` and a default for every
+/// field): an unknown key or a value of the wrong type is a catchable error at the calling
+/// position that names the function and the key. Every capability reads its options through it.
+pub fn script_options<T: serde::de::DeserializeOwned>(
+    context: &::rhai::NativeCallContext,
+    function: &str,
+    options: ::rhai::Map,
+) -> Result<T, Box<::rhai::EvalAltResult>> {
+    let position = context.call_position();
+    let fail = |message: String| -> Box<::rhai::EvalAltResult> {
+        Box::new(::rhai::EvalAltResult::ErrorRuntime(
+            format!("invalid options for `{function}`: {message}").into(),
+            position,
+        ))
+    };
+    let value: serde_json::Value =
+        ::rhai::serde::from_dynamic(&options.into()).map_err(|error| fail(error.unwrap_inner().to_string()))?;
+    decode::decode(value, &serde_json::json!({})).map_err(|error| fail(error.to_string()))
+}
+
+/// The options of the batch functions (`llm::chat_many`, `proc::run_many`): how many at once, and
+/// the progress bar's label. Each function has its own defaults.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchOptions {
+    #[serde(default)]
+    pub concurrency: Option<usize>,
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
 /// An error and its causes, joined by `: `.
 pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut message = error.to_string();

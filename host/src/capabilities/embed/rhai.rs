@@ -7,6 +7,7 @@ use tokio::runtime::Handle;
 
 use super::{EmbedRequest, EmbedRouter, cosine};
 use crate::capabilities::docs::function;
+use crate::capabilities::script_options;
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -41,6 +42,14 @@ fn run(context: &NativeCallContext, router: &EmbedRouter, runtime: &Handle, requ
     }
 }
 
+/// The options of `embed::texts`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextsOptions {
+    #[serde(default)]
+    model: Option<String>,
+}
+
 pub fn module(router: Arc<EmbedRouter>, runtime: Handle) -> Module {
     let mut module = Module::new();
 
@@ -73,8 +82,8 @@ Example: `let vectors = embed::texts(texts, #{ model: \"openai:text-embedding-3-
     .set_into_module(
         &mut module,
         move |context: NativeCallContext, values: Array, options: Map| -> Result<Array> {
-            let model = options.get("model").map(ToString::to_string);
-            let request = EmbedRequest { texts: texts(&context, values)?, model };
+            let options: TextsOptions = script_options(&context, "embed::texts", options)?;
+            let request = EmbedRequest { texts: texts(&context, values)?, model: options.model };
             run(&context, &embedder, &handle, request)
         },
     );

@@ -24,7 +24,9 @@ fn to_json(context: &NativeCallContext, what: &str, value: &Dynamic) -> Result<V
 /// A script's map as `T`, naming the field at fault.
 fn decode<T: DeserializeOwned>(context: &NativeCallContext, what: &str, value: Map, minimal: &Value) -> Result<T> {
     let value = to_json(context, what, &value.into())?;
-    super::decode(value, minimal).map_err(|error| script_error(context, &error))
+    super::decode(value, minimal).map_err(|error| {
+        Box::new(EvalAltResult::ErrorRuntime(format!("{what}: {error}").into(), context.call_position()))
+    })
 }
 
 fn send(http: &Arc<dyn Http>, runtime: &Handle, context: &NativeCallContext, request: HttpRequest) -> Result<Dynamic> {
@@ -55,7 +57,7 @@ Example: `let reply = http::request(#{ method: \"DELETE\", url: base + \"/v1/ite
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, request: Map| -> Result<Dynamic> {
-        let request = decode(&context, "request", request, &json!({"url": "http://localhost/"}))?;
+        let request = decode(&context, "`http::request` request", request, &json!({"url": "http://localhost/"}))?;
         send(&client, &handle, &context, request)
     });
 
@@ -83,7 +85,7 @@ Example: `let stats = http::get(base + \"/v1/knowledge\", #{ headers: #{ \"x-api
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, url: &str, options: Map| -> Result<Dynamic> {
-        let options = decode(&context, "options", options, &json!({}))?;
+        let options = decode(&context, "`http::get` options", options, &json!({}))?;
         send(&client, &handle, &context, HttpRequest::new("GET", url, None, options))
     });
 
@@ -115,7 +117,7 @@ Example: `let reply = http::post(base + \"/v1/retrieve\", #{ query: text, top_k:
         &mut module,
         move |context: NativeCallContext, url: &str, json: Dynamic, options: Map| -> Result<Dynamic> {
             let json = to_json(&context, "json", &json)?;
-            let options = decode(&context, "options", options, &json!({}))?;
+            let options = decode(&context, "`http::post` options", options, &json!({}))?;
             send(&client, &handle, &context, HttpRequest::new("POST", url, Some(json), options))
         },
     );

@@ -9,15 +9,16 @@ use tokio::runtime::Handle;
 use super::{ChatRequest, ChatResponse, Llm, LlmError};
 use crate::capabilities::docs::function;
 use crate::capabilities::progress::Progress;
+use crate::capabilities::{BatchOptions, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
 /// Requests in flight for `llm::chat_many` when the script does not say.
 pub const DEFAULT_CONCURRENCY: usize = 4;
 
-fn request(value: Dynamic, position: Position) -> Result<ChatRequest> {
+fn request(value: Dynamic, position: Position, function: &str) -> Result<ChatRequest> {
     rhai::serde::from_dynamic(&value).map_err(|error| {
-        let message = format!("invalid LLM request: {}", error.unwrap_inner());
+        let message = format!("invalid LLM request for `{function}`: {}", error.unwrap_inner());
         Box::new(EvalAltResult::ErrorRuntime(message.into(), position))
     })
 }
@@ -66,7 +67,7 @@ Example: `let reply = llm::chat(#{ role: \"answerer\", messages: [#{ role: \"use
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, value: Map| -> Result<Dynamic> {
         let position = context.call_position();
-        let request = request(value.into(), position)?;
+        let request = request(value.into(), position, "llm::chat")?;
         match handle.block_on(model.chat(request)) {
             Ok(response) => success(response),
             Err(error) => Err(raise(&error, position)),
@@ -87,10 +88,9 @@ Example: `let replies = llm::chat_many(requests, #{ concurrency: 8, label: \"jud
     .set_into_module(
         &mut module,
         move |context: NativeCallContext, requests: Array, options: Map| -> Result<Array> {
-            let concurrency = options.get("concurrency").and_then(|value| value.as_int().ok());
-            let concurrency =
-                concurrency.and_then(|n| usize::try_from(n).ok()).filter(|n| *n > 0).unwrap_or(DEFAULT_CONCURRENCY);
-            let label = options.get("label").map_or_else(|| "llm".to_string(), ToString::to_string);
+            let options: BatchOptions = script_options(&context, "llm::chat_many", options)?;
+            let concurrency = options.concurrency.filter(|n| *n > 0).unwrap_or(DEFAULT_CONCURRENCY);
+            let label = options.label.unwrap_or_else(|| "llm".to_string());
             chat_many(&model, &*bars, &handle, &context, requests, concurrency, &label)
         },
     );
@@ -121,7 +121,8 @@ fn chat_many(
     label: &str,
 ) -> Result<Array> {
     let position = context.call_position();
-    let requests = requests.into_iter().map(|value| request(value, position)).collect::<Result<Vec<_>>>()?;
+    let requests =
+        requests.into_iter().map(|value| request(value, position, "llm::chat_many")).collect::<Result<Vec<_>>>()?;
     let task = progress.start(label, Some(requests.len() as u64));
     let outcomes: Vec<std::result::Result<ChatResponse, LlmError>> = runtime.block_on(
         futures::stream::iter(requests)

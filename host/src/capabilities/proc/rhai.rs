@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, Module, NativeCallContext};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
@@ -14,7 +13,7 @@ use tokio::runtime::Handle;
 use super::{DEFAULT_CONCURRENCY, Proc, ProcError, ProcOutput, Spawned};
 use crate::capabilities::docs::function;
 use crate::capabilities::progress::Progress;
-use crate::capabilities::script_error;
+use crate::capabilities::{BatchOptions, script_error, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -26,28 +25,10 @@ pub fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<Process>("Process");
 }
 
-/// The options of `proc::run_many`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ManyOptions {
-    #[serde(default = "default_concurrency")]
-    concurrency: usize,
-    #[serde(default = "default_label")]
-    label: String,
-}
-
-fn default_concurrency() -> usize {
-    DEFAULT_CONCURRENCY
-}
-
-fn default_label() -> String {
-    "proc".into()
-}
-
 /// A script's map as `T`, naming the field at fault.
 fn decode<T: DeserializeOwned>(context: &NativeCallContext, what: &str, value: Dynamic, minimal: &Value) -> Result<T> {
     let value: Value = rhai::serde::from_dynamic(&value).map_err(|error| {
-        let message = format!("`{what}` is not plain data: {}", error.unwrap_inner());
+        let message = format!("{what} is not plain data: {}", error.unwrap_inner());
         script_error(context, &ProcError::Fields { message })
     })?;
     crate::capabilities::decode::decode(value, minimal)
@@ -105,7 +86,7 @@ Example: `let r = proc::run(#{ argv: [\"git\", \"status\", \"--short\"], cwd: ws
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, request: Map| -> Result<Dynamic> {
-        let request = decode(&context, "request", request.into(), &least)?;
+        let request = decode(&context, "`proc::run` request", request.into(), &least)?;
         match handle.block_on(procs.run(request)) {
             Ok(result) => output(result),
             Err(error) => Err(raise(&context, &error)),
@@ -126,7 +107,7 @@ Example: `let results = proc::run_many(evals.map(|e| #{ argv: [\"npm\", \"test\"
     .set_into_module(
         &mut module,
         move |context: NativeCallContext, requests: Array, options: Map| -> Result<Array> {
-            let options: ManyOptions = decode(&context, "options", options.into(), &json!({}))?;
+            let options: BatchOptions = script_options(&context, "proc::run_many", options)?;
             run_many(&procs, &*bars, &handle, &context, requests, options, &least)
         },
     );
@@ -141,8 +122,7 @@ Example: `let results = proc::run_many([#{ argv: [\"true\"] }, #{ argv: [\"false
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, requests: Array| -> Result<Array> {
-        let options = ManyOptions { concurrency: DEFAULT_CONCURRENCY, label: default_label() };
-        run_many(&procs, &*bars, &handle, &context, requests, options, &least)
+        run_many(&procs, &*bars, &handle, &context, requests, BatchOptions::default(), &least)
     });
 
     let (procs, handle) = (proc.clone(), runtime.clone());
@@ -162,7 +142,7 @@ Example: `let server = proc::start(#{ argv: [\"python3\", \"-m\", \"http.server\
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, request: Map| -> Result<Process> {
-        let request = decode(&context, "request", request.into(), &minimal)?;
+        let request = decode(&context, "`proc::start` request", request.into(), &minimal)?;
         handle.block_on(procs.spawn(request)).map(Process).map_err(|error| raise(&context, &error))
     });
 
@@ -177,7 +157,7 @@ that one file, relative to the project root. The manifest lists what was allowed
 Example: `proc::allow([\"git\", \"npm\", \"node\"]);`",
     )
     .set_into_module(&mut module, move |context: NativeCallContext, programs: Array| -> Result<()> {
-        let programs: Vec<String> = decode(&context, "programs", programs.into(), &json!([]))?;
+        let programs: Vec<String> = decode(&context, "`proc::allow` programs", programs.into(), &json!([]))?;
         procs.policy.allow(&programs);
         Ok(())
     });
@@ -206,15 +186,16 @@ fn run_many(
     runtime: &Handle,
     context: &NativeCallContext,
     requests: Array,
-    options: ManyOptions,
+    options: BatchOptions,
     minimal: &Value,
 ) -> Result<Array> {
     let requests: Vec<super::ProcRequest> = requests
         .into_iter()
         .enumerate()
-        .map(|(index, request)| decode(context, &format!("requests[{index}]"), request, minimal))
+        .map(|(index, request)| decode(context, &format!("`proc::run_many` requests[{index}]"), request, minimal))
         .collect::<Result<_>>()?;
-    let task = progress.start(&options.label, Some(requests.len() as u64));
+    let label = options.label.unwrap_or_else(|| "proc".to_string());
+    let task = progress.start(&label, Some(requests.len() as u64));
     let outcomes: Vec<std::result::Result<ProcOutput, ProcError>> = runtime.block_on(
         futures::stream::iter(requests)
             .map(|request| {
@@ -225,7 +206,7 @@ fn run_many(
                     outcome
                 }
             })
-            .buffered(options.concurrency.max(1))
+            .buffered(options.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1))
             .collect(),
     );
     task.finish();

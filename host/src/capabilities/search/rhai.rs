@@ -15,7 +15,7 @@ use super::text_index::{TextIndex, TextIndexOptions};
 use super::tokenize::Tokenizer;
 use super::{Search, SearchError, decay};
 use crate::capabilities::docs::function;
-use crate::capabilities::script_error;
+use crate::capabilities::{script_error, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -43,11 +43,28 @@ fn fail(context: &NativeCallContext, error: &SearchError) -> Box<EvalAltResult> 
     script_error(context, error)
 }
 
-fn options<T: serde::de::DeserializeOwned>(context: &NativeCallContext, what: &str, map: Map) -> Result<T> {
-    rhai::serde::from_dynamic(&map.into()).map_err(|error| {
-        let message = format!("invalid {what} options: {}", error.unwrap_inner());
-        Box::new(EvalAltResult::ErrorRuntime(message.into(), context.call_position()))
-    })
+/// The options of `search::corpus`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CorpusOptions {
+    #[serde(default)]
+    embed: Option<EmbedChoice>,
+}
+
+/// `embed: true` (the local model), `false`, or a model's name.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum EmbedChoice {
+    Local(bool),
+    Model(String),
+}
+
+/// `limit` of `corpus.keyword`, read apart from the keyword options.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitOption {
+    #[serde(default)]
+    limit: Option<usize>,
 }
 
 /// Reads `#{ id, text, vector, age_days, ... }` maps; other fields travel with hits as `meta`.
@@ -183,11 +200,11 @@ Example: `let corpus = search::corpus(chunks, #{ embed: true });`",
     .set_into_module(
         module,
         move |context: NativeCallContext, items: Array, options: Map| -> Result<CorpusHandle> {
-            let model = match options.get("embed") {
-                None => None,
-                Some(value) if value.as_bool() == Ok(false) => None,
-                Some(value) if value.as_bool() == Ok(true) => Some("local".to_string()),
-                Some(value) => Some(value.to_string()),
+            let options: CorpusOptions = script_options(&context, "search::corpus", options)?;
+            let model = match options.embed {
+                None | Some(EmbedChoice::Local(false)) => None,
+                Some(EmbedChoice::Local(true)) => Some("local".to_string()),
+                Some(EmbedChoice::Model(model)) => Some(model),
             };
             let (parsed, maps) = documents(&context, &items)?;
             let corpus = builder.corpus(parsed, model.as_deref()).map_err(|error| fail(&context, &error))?;
@@ -223,7 +240,7 @@ Example: `let hits = corpus.query(prompt, #{ mmr: #{ lambda: 0.7 }, decay: #{ ha
     .set_into_module(
         module,
         |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic, options: Map| -> Result<Array> {
-            let options: QueryOptions = self::options(&context, "query", options)?;
+            let options: QueryOptions = script_options(&context, "corpus.query", options)?;
             let text = query_text(&query);
             let vector = corpus.query_vector(&query, &text).map_err(|error| fail(&context, &error))?;
             let found = pipeline::query(&corpus.corpus, &text, vector.as_deref(), &options)
@@ -244,9 +261,18 @@ Example: `let hits = corpus.keyword(\"cache ttl\", #{ profile: \"benchmark\", li
     .set_into_module(
         module,
         |context: NativeCallContext, corpus: &mut CorpusHandle, query: &str, mut options: Map| -> Result<Array> {
-            let limit =
-                options.remove("limit").and_then(|value| value.as_int().ok()).and_then(|n| usize::try_from(n).ok());
-            let keyword: KeywordOptions = self::options(&context, "keyword", options)?;
+            // `limit` sits beside the keyword options, which refuse any other key.
+            let limited: LimitOption = script_options(
+                &context,
+                "corpus.keyword",
+                options.remove("limit").map_or_else(Map::new, |limit| {
+                    let mut only = Map::new();
+                    only.insert("limit".into(), limit);
+                    only
+                }),
+            )?;
+            let limit = limited.limit;
+            let keyword: KeywordOptions = script_options(&context, "corpus.keyword", options)?;
             let found = corpus.corpus.keyword(query, &keyword, limit).map_err(|error| fail(&context, &error))?;
             let found: Vec<Hit> = found
                 .into_iter()
@@ -297,7 +323,7 @@ Example: `let index = search::text_index(sections, #{}); let hits = index.search
     )
     .with_volatility(true)
     .set_into_module(module, |context: NativeCallContext, items: Array, options: Map| -> Result<TextIndexHandle> {
-        let options: TextIndexOptions = self::options(&context, "text index", options)?;
+        let options: TextIndexOptions = script_options(&context, "search::text_index", options)?;
         let (parsed, maps) = documents(&context, &items)?;
         let texts: Vec<&str> = parsed.iter().map(|document| document.text.as_str()).collect();
         let index = TextIndex::build(&texts, options).map_err(|error| fail(&context, &error.into()))?;
@@ -345,7 +371,7 @@ Returns `[#{ index, start, end, text }]`.
 Example: `let chunks = search::chunk_chars(notes, #{ size: 1600, overlap: 320 });`",
     )
     .set_into_module(module, |context: NativeCallContext, text: &str, options: Map| -> Result<Dynamic> {
-        let options: CharWindowOptions = self::options(&context, "chunk", options)?;
+        let options: CharWindowOptions = script_options(&context, "search::chunk_chars", options)?;
         let chunks = chunk::char_windows(text, &options).map_err(|error| fail(&context, &error.into()))?;
         rhai::serde::to_dynamic(chunks)
     });
@@ -359,7 +385,7 @@ Returns `[#{ start_line, end_line, text }]` (lines count from 1).
 Example: `let chunks = search::chunk_lines(fs::read_text(\"MEMORY.md\"), #{});`",
     )
     .set_into_module(module, |context: NativeCallContext, text: &str, options: Map| -> Result<Dynamic> {
-        let options: LineChunkOptions = self::options(&context, "chunk", options)?;
+        let options: LineChunkOptions = script_options(&context, "search::chunk_lines", options)?;
         rhai::serde::to_dynamic(chunk::line_chunks(text, &options))
     });
 
@@ -392,7 +418,7 @@ Example: `let order = search::mmr(hits.map(|h| h.score), hits.map(|h| h.text), #
     .set_into_module(
         module,
         |context: NativeCallContext, scores: Array, texts: Array, options: Map| -> Result<Array> {
-            let options: MmrOptions = self::options(&context, "MMR", options)?;
+            let options: MmrOptions = script_options(&context, "search::mmr", options)?;
             let scores: Vec<f64> = scores.iter().map(|score| number(score).unwrap_or(f64::NAN)).collect();
             let texts: Vec<String> = texts.iter().map(ToString::to_string).collect();
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();

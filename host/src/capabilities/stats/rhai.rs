@@ -2,7 +2,7 @@
 
 use rhai::{Array, Dynamic, EvalAltResult, Map, Module, NativeCallContext};
 
-use crate::capabilities::{docs::function, script_error};
+use crate::capabilities::{docs::function, script_error, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -24,8 +24,19 @@ fn integers(context: &NativeCallContext, name: &str, values: &Array) -> Result<V
     numbers(context, name, values).map(|values| values.iter().map(|value| value.round() as i64).collect())
 }
 
-fn option<T: Copy + 'static>(options: &Map, key: &str, default: T) -> T {
-    options.get(key).and_then(|value| value.clone().try_cast::<T>()).unwrap_or(default)
+/// The options of `stats::bootstrap_mean`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct BootstrapOptions {
+    level: f64,
+    resamples: usize,
+    seed: u64,
+}
+
+impl Default for BootstrapOptions {
+    fn default() -> Self {
+        BootstrapOptions { level: 0.95, resamples: 10_000, seed: 1 }
+    }
 }
 
 pub fn module() -> Module {
@@ -71,10 +82,9 @@ interval.
 Example: `let ci = stats::bootstrap_mean(deltas, #{ level: 0.95, seed: 7 });`",
     )
     .set_into_module(&mut module, |context: NativeCallContext, values: Array, options: Map| -> Result<Dynamic> {
+        let options: BootstrapOptions = script_options(&context, "stats::bootstrap_mean", options)?;
         let values = numbers(&context, "values", &values)?;
-        let resamples = usize::try_from(option(&options, "resamples", 10_000_i64)).unwrap_or(0);
-        let seed = option(&options, "seed", 1_i64) as u64;
-        let interval = super::bootstrap_mean(&values, option(&options, "level", 0.95), resamples, seed)
+        let interval = super::bootstrap_mean(&values, options.level, options.resamples, options.seed)
             .map_err(|error| script_error(&context, &error))?;
         rhai::serde::to_dynamic(interval)
     });

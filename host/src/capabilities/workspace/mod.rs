@@ -104,9 +104,9 @@ pub struct GitFailure(pub String);
 /// What a failed workspace operation reports; paths are as the script wrote them.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
-    #[error("invalid workspace options: {message}")]
+    #[error("invalid options for `workspace::create`: {message}")]
     Options { message: String },
-    #[error("invalid workspace option `{field}`: {message}")]
+    #[error("invalid options for `workspace::create`: `{field}`: {message}")]
     Option { field: String, message: String },
     #[error("invalid workspace `name` `{name}`; hint: use 1 to 64 letters, digits, `-`, `_` and `.`")]
     Name { name: String },

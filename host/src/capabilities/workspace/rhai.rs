@@ -274,7 +274,10 @@ mod tests {
             engine.eval::<String>(&wrapped).expect("script runs")
         };
         assert!(caught(r#"workspace::create(#{ nmae: "x" })"#).contains("unknown field `nmae`"));
-        assert!(caught(r#"workspace::create(#{ git: "yes" })"#).starts_with("invalid workspace option `git`"));
+        assert!(
+            caught(r#"workspace::create(#{ git: "yes" })"#)
+                .starts_with("invalid options for `workspace::create`: `git`")
+        );
         assert!(caught(r#"workspace::create(#{ under: "tmp" })"#).contains("unknown variant `tmp`"));
         let escape = caught(r#"let ws = workspace::create(#{ name: "e", under: "run" }); ws.read("../x")"#);
         assert!(escape.starts_with("path `../x` leaves workspace `e-"), "{escape}");
