@@ -357,7 +357,32 @@ fn two_sets_verified_side_by_side_share_no_file() {
 fn a_missing_provider_is_a_usage_error_naming_it() {
     let verification = Verification::run("verify_set", &[], &["--set", "pr-exec"]);
     verification.run.expect_code(2);
-    assert!(verification.run.stderr.contains("missing --provider <value>"), "{}", verification.run.stderr);
+    assert!(
+        verification.run.stderr.contains("missing `--provider`: the benchmark's model provider"),
+        "{}",
+        verification.run.stderr
+    );
+}
+
+#[test]
+fn help_lists_the_declared_flags_and_makes_no_run() {
+    let verification = Verification::run("verify_set", &[], &["--help"]);
+    verification.run.expect_code(0);
+    let help = &verification.run.stdout;
+    assert!(help.starts_with("Flags of scripts/verify_set.rhai (after `--`):\n  --set <text>\n"), "{help}");
+    assert!(help.contains("  --model <text>\n      the model id [default: gpt-5.1-codex-mini]\n"), "{help}");
+    assert!(help.contains("  --scenario-id <value>...\n"), "{help}");
+    assert!(!verification.dir.exists(), "--help made a run directory");
+
+    let typo = Verification::run("verify_set", &[], &["--set", "pr-exec", "--provider", "openai", "--repetiton", "2"]);
+    typo.run.expect_code(2);
+    assert!(
+        typo.run
+            .stderr
+            .contains("unknown flag `--repetiton`; the flags are: `--set`, `--provider`, `--model`, `--repetitions`"),
+        "{}",
+        typo.run.stderr
+    );
 }
 
 #[test]

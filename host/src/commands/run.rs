@@ -15,7 +15,7 @@ use rhai::EvalAltResult;
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles, parse_toml, sha256_hex};
 use crate::capabilities::proc::{Groups, Processes};
 use crate::capabilities::results::RunResults;
-use crate::capabilities::run::{RunInfo, parse_script_args};
+use crate::capabilities::run::{HELP_SHOWN, RunInfo, parse_script_args};
 use crate::cli::RunArgs;
 use crate::console::{Console, Style};
 use crate::project::Project;
@@ -60,6 +60,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let staging = tempfile::tempdir().context("cannot create a temporary directory")?;
     let info = |dir: &Path| RunInfo {
         id: run_id.clone(),
+        script: shown.clone(),
         experiment: experiment.clone(),
         dir: dir.to_path_buf(),
         args: parsed_args.clone(),
@@ -101,6 +102,11 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
             }
         }
     };
+
+    // `-- --help` to a script that declares its flags: print them, and make no run.
+    if parsed_args.get("help") == Some(&serde_json::Value::Bool(true)) && sources.any_contains("run::flags(") {
+        return show_flags(&project, &sources, &shown, &ast, limits, info(staging.path()), verbose);
+    }
 
     let dir = run::create_dir(args.out.as_deref(), &runs, &experiment, &run_id)?;
     let dir = fs_err::canonicalize(&dir)?;
@@ -161,6 +167,36 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         manifest,
         outcome,
     )
+}
+
+/// Runs the script on scratch capabilities (nothing lasts, no program starts, nothing is spent)
+/// until `run::flags` prints its help.
+fn show_flags(
+    project: &Project,
+    sources: &Arc<Sources>,
+    shown: &str,
+    ast: &rhai::AST,
+    limits: Limits,
+    info: RunInfo,
+    verbose: bool,
+) -> anyhow::Result<Outcome> {
+    let mut scratch = super::scratch_capabilities(&project.root, verbose)?;
+    scratch.capabilities.run = Arc::new(info);
+    let resolver = ProjectResolver::new(project.clone(), scratch.files.clone(), sources.clone());
+    let engine = script::engine(&scratch.capabilities, resolver, limits, Default::default());
+    match evaluate(&engine, &scratch.capabilities, ast) {
+        Err(error) if matches!(&*error, EvalAltResult::ErrorTerminated(value, _) if value.to_string() == HELP_SHOWN) => {
+            Ok(Outcome::Success)
+        }
+        Err(error) => {
+            eprint!("{}", Diagnostic::from_error(&error, shown).render(sources));
+            Ok(Outcome::Failed)
+        }
+        Ok(()) => {
+            eprintln!("{shown} finished without declaring its flags with `run::flags`");
+            Ok(Outcome::Success)
+        }
+    }
 }
 
 /// Evaluates on a thread with a large stack, so deep script recursion hits Rhai's call-depth

@@ -173,6 +173,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
     let results = Arc::new(RunResults::new(dir.path(), "scratch")?);
     let info = RunInfo {
         id: "scratch".into(),
+        script: String::new(),
         experiment: "scratch".into(),
         dir: dir.path().to_path_buf(),
         args: serde_json::json!({}),

@@ -14,6 +14,11 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// Whether the script or any module it imports contains `needle`.
+    pub fn any_contains(&self, needle: &str) -> bool {
+        self.files.lock().is_ok_and(|files| files.values().any(|text| text.contains(needle)))
+    }
+
     pub fn insert(&self, shown: &str, text: &str) {
         if let Ok(mut files) = self.files.lock() {
             files.insert(shown.to_string(), text.to_string());

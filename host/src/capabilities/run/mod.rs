@@ -2,6 +2,7 @@
 //! scenario). Data only; it has no side effects.
 
 mod args;
+pub mod flags;
 pub mod rhai;
 
 use std::path::PathBuf;
@@ -10,10 +11,16 @@ use serde_json::Value;
 
 pub use args::parse_script_args;
 
+/// What `run::flags` ends a script with after printing the help it was asked for: `host run`
+/// then exits successfully without a run.
+pub const HELP_SHOWN: &str = "help shown";
+
 /// The identity and inputs of one run.
 #[derive(Debug, Clone)]
 pub struct RunInfo {
     pub id: String,
+    /// The script as the user knows it (`scripts/verify_set.rhai`), for hints.
+    pub script: String,
     pub experiment: String,
     pub dir: PathBuf,
     /// `--key value` and `--flag` arguments as a JSON object (see [`parse_script_args`]).

@@ -2,10 +2,12 @@
 
 use std::sync::Arc;
 
-use rhai::{Array, Dynamic, EvalAltResult, Module};
+use rhai::{Array, Dynamic, EvalAltResult, Module, NativeCallContext};
 
 use super::RunInfo;
+use super::flags::{self, FlagSpec, FlagsError, Resolved};
 use crate::capabilities::docs::function;
+use crate::capabilities::script_error;
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -46,6 +48,41 @@ The script arguments (after `--`) as a map; the same map as the constant `ARGS`.
 Example: `let trials = run::args().trials ?? 1;`",
     )
     .set_into_module(&mut module, move || -> Result<Dynamic> { rhai::serde::to_dynamic(&info.args) });
+
+    let info = run.clone();
+    function(
+        "flags",
+        &["declaration: Array", "Map"],
+        "
+Declares the script's flags and returns their values: the command line's, else the scenario's,
+else the default. Each entry: `name` (`model` or `scenario-id`; the value's key uses `_`),
+`type` (`string`, `int`, `float`, `bool`, `list`: repeatable), `default_value`, `required`,
+`allowed` (the only values accepted), `scenario` (a dotted path in the scenario, such as
+`verify.model`, that replaces the default), `help`. An unknown flag, a missing required one, a
+value of the wrong type or one not allowed is an error naming the flag.
+`host run SCRIPT -- --help` prints the flags with their defaults and runs nothing else.
+Example: `let flags = run::flags([#{ name: \"provider\", required: true, help: \"the model provider\" }, #{ name: \"repetitions\", type: \"int\", default_value: 1, help: \"runs per scenario\" }]);`",
+    )
+    .set_into_module(&mut module, move |context: NativeCallContext, declaration: Array| -> Result<Dynamic> {
+        let mut specs = Vec::with_capacity(declaration.len());
+        for (index, entry) in declaration.iter().enumerate() {
+            let value: serde_json::Value = rhai::serde::from_dynamic(entry)?;
+            let minimal = serde_json::json!({"name": "x", "help": "x"});
+            let spec = crate::capabilities::decode::decode::<FlagSpec>(value, &minimal).map_err(|error| {
+                script_error(&context, &FlagsError::Declaration { index, message: error.to_string() })
+            })?;
+            specs.push(spec);
+        }
+        flags::check_declaration(&specs).map_err(|error| script_error(&context, &error))?;
+        match flags::resolve(&specs, &info.args, info.scenario.as_ref(), &info.script) {
+            Ok(Resolved::Values(values)) => rhai::serde::to_dynamic(values),
+            Ok(Resolved::Help(text)) => {
+                print!("{text}");
+                Err(Box::new(EvalAltResult::ErrorTerminated(super::HELP_SHOWN.into(), context.call_position())))
+            }
+            Err(error) => Err(script_error(&context, &error)),
+        }
+    });
 
     let info = run.clone();
     function("argv", &["Array"], "The script arguments exactly as given; the same list as the constant `ARGV`.\nExample: `for token in run::argv() { print(token); }`")
