@@ -196,8 +196,26 @@ fn an_unknown_flag_is_an_error_listing_the_flags() {
     let run =
         host_in(&repo_root(), &["run", "scripts/cortex_v11.rhai", "--out", &out_text, "--", "--judge-pases", "3"]);
     run.expect_code(2);
-    assert!(run.stderr.contains("unknown flag --judge-pases; the flags are:"), "{}", run.stderr);
-    assert!(run.stderr.contains("--judge-passes"), "{}", run.stderr);
+    assert!(run.stderr.contains("unknown flag `--judge-pases`; the flags are:"), "{}", run.stderr);
+    assert!(run.stderr.contains("`--judge-passes`"), "{}", run.stderr);
+}
+
+#[test]
+fn help_lists_every_flag_with_its_default_and_makes_no_run() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let out_text = out.path().join("run").display().to_string();
+    let run = host_in(&repo_root(), &["run", "scripts/cortex_v11.rhai", "--out", &out_text, "--", "--help"]);
+    run.expect_code(0);
+    for line in [
+        "  --profile <text>\n      the OpenClaw memory: OpenClaw 2026.3's search, or the original's simulation [default: openclaw (from the scenario); one of: openclaw, ubundi]",
+        "  --judge-passes <number>\n      judge passes per answer [default: 1 (from the scenario)]",
+        "  --dry-run\n      no network: built-in roles and the local Cortex [default: false]",
+        "  --from <text>\n      the phase to start from (with --resume) [default: extract; one of: extract, seed, compact, retrieve, answer, judge, report]",
+    ] {
+        assert!(run.stdout.contains(line), "missing {line:?} in\n{}", run.stdout);
+    }
+    assert_eq!(run.stdout.matches("\n  --").count(), 25, "every flag is listed:\n{}", run.stdout);
+    assert!(!out.path().join("run").exists(), "--help made a run directory");
 }
 
 /// The scenario with Cortex polling intervals a test can wait for.
