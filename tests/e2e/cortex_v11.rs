@@ -42,6 +42,11 @@ fn the_offline_run_reports_both_conditions_and_the_control_from_summary_rows_and
         assert!(report.contains(heading), "report lacks {heading}:\n{report}");
     }
     assert!(report.contains("answerer `builtin`"), "the report names each role's backend");
+    // The offline report is deterministic but for latencies: a change to any number shows in review.
+    let latency = regex_lite::Regex::new(r"\d+\.\d ms").expect("a valid pattern");
+    let shown_report =
+        latency.replace_all(&crate::support::stable(&report, first_out.path()), "[LATENCY] ms").into_owned();
+    insta::assert_snapshot!("offline_report", shown_report);
 
     // Every number in the overall row is a summary row, printed to 2 decimals.
     let means = duckdb(&format!(
