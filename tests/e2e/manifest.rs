@@ -158,3 +158,43 @@ fn the_manifest_records_the_git_commit_and_whether_the_tree_was_dirty() {
     let dirty = manifest(&project, "runs/exp/dirty/manifest.json");
     assert_eq!(dirty["host"]["git"]["dirty"], true);
 }
+
+#[test]
+fn ctrl_c_ends_a_long_sleep_at_once_and_marks_the_run_interrupted() {
+    let project = TempProject::new();
+    project.write(
+        "scripts/nap.rhai",
+        "results::write_text(\"started.txt\", \"x\");\ntime::sleep(300);\nresults::write_text(\"woke.txt\", \"x\");\n",
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(["run", "scripts/nap.rhai", "--run-id", "n"])
+        .current_dir(project.path())
+        .env("CI", "1")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start host");
+    let started = project.path().join("runs/nap/n/started.txt");
+    for _ in 0..400 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let signal = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("run kill");
+    assert!(signal.success());
+    // The pause is 300 s; a pause that ignored Ctrl-C would still be running long after this.
+    let mut status = None;
+    for _ in 0..300 {
+        status = child.try_wait().expect("wait for host");
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    assert_eq!(status.and_then(|status| status.code()), Some(2), "Ctrl-C did not end the pause");
+    assert_eq!(manifest(&project, "runs/nap/n/manifest.json")["status"], "interrupted");
+    assert!(!project.path().join("runs/nap/n/woke.txt").exists());
+}

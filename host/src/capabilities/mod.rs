@@ -51,6 +51,8 @@ pub struct Capabilities {
     pub guests: Arc<crate::wasm::Registry>,
     /// Where async capabilities (`llm`, `http`) run; scripts block on it from their own thread.
     pub runtime: tokio::runtime::Handle,
+    /// Set by Ctrl-C: capabilities that wait (`time::sleep`, `proc`) stop waiting.
+    pub interrupt: crate::script::Interrupt,
 }
 
 impl std::fmt::Debug for Capabilities {
@@ -71,7 +73,7 @@ impl Capabilities {
             ("progress", progress::rhai::module(self.progress.clone())),
             ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),
             ("http", http::rhai::module(self.http.clone(), self.runtime.clone())),
-            ("time", time::rhai::module()),
+            ("time", time::rhai::module(self.interrupt.clone())),
             ("proc", proc::rhai::module(self.proc.clone(), self.progress.clone(), self.runtime.clone())),
             ("workspace", workspace::rhai::module(self.workspaces.clone())),
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),

@@ -91,6 +91,7 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
         http,
         run: Arc::new(run),
         runtime: parts.runtime.clone(),
+        interrupt: parts.interrupt.clone(),
     })
 }
 

@@ -1,21 +1,26 @@
 //! The Rhai namespace `time::`.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rhai::{EvalAltResult, Module, NativeCallContext};
 
 use crate::capabilities::{docs::function, script_error};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
-/// Sleeps for `seconds` or fails naming the value.
-fn pause(context: &NativeCallContext, seconds: f64) -> Result<()> {
+/// Sleeps for `seconds` or fails naming the value; Ctrl-C ends the pause and the script.
+fn pause(context: &NativeCallContext, seconds: f64, interrupt: &AtomicBool) -> Result<()> {
     let duration = super::duration(seconds).map_err(|error| script_error(context, &error))?;
-    // The run's Ctrl-C flag is not handed to capabilities yet; until it is, a pause ends on
-    // time, and the script stops at its next operation after that.
-    super::sleep(duration, &|| false);
-    Ok(())
+    if super::sleep(duration, &|| interrupt.load(Ordering::Relaxed)) {
+        Ok(())
+    } else {
+        Err(Box::new(EvalAltResult::ErrorTerminated("interrupted".into(), context.call_position())))
+    }
 }
 
-pub fn module() -> Module {
+/// `interrupt` is the run's Ctrl-C flag.
+pub fn module(interrupt: Arc<AtomicBool>) -> Module {
     let mut module = Module::new();
 
     function(
@@ -33,13 +38,14 @@ Example: `let started = time::now_ms(); work(); let latency_ms = time::now_ms() 
         "sleep",
         &["seconds: f64"],
         "
-Pauses the script for `seconds` (a fraction is fine). A negative or NaN value is a catchable
-error naming it.
+Pauses the script for `seconds` (a fraction is fine); Ctrl-C ends the pause and the script. A
+negative or NaN value is a catchable error naming it.
 Example: `time::sleep(0.5);`",
     )
     .with_volatility(true)
-    .set_into_module(&mut module, |context: NativeCallContext, seconds: f64| -> Result<()> {
-        pause(&context, seconds)
+    .set_into_module(&mut module, {
+        let interrupt = interrupt.clone();
+        move |context: NativeCallContext, seconds: f64| -> Result<()> { pause(&context, seconds, &interrupt) }
     });
 
     function(
@@ -50,8 +56,8 @@ Pauses the script for a whole number of `seconds`; a negative value is a catchab
 Example: `time::sleep(2);`",
     )
     .with_volatility(true)
-    .set_into_module(&mut module, |context: NativeCallContext, seconds: rhai::INT| -> Result<()> {
-        pause(&context, seconds as f64)
+    .set_into_module(&mut module, move |context: NativeCallContext, seconds: rhai::INT| -> Result<()> {
+        pause(&context, seconds as f64, &interrupt)
     });
 
     function(
