@@ -105,24 +105,35 @@ pub fn script_error(
     Box::new(::rhai::EvalAltResult::ErrorRuntime(error_chain(error).into(), context.call_position()))
 }
 
-/// A script's options map as `T` (a type with `deny_unknown_fields` and a default for every
-/// field): an unknown key or a value of the wrong type is a catchable error at the calling
-/// position that names the function and the key. Every capability reads its options through it.
+/// A script's value (a request or options map, a list) as the boundary type `T`: a value that is
+/// not plain data, an unknown key or a wrong type is a catchable error at the calling position,
+/// `invalid <what>: …`, naming the key. `minimal` is the smallest valid value (`{}` when every
+/// field has a default), on which each key is tried alone to find the one at fault. Every
+/// capability reads what scripts give it through this function or [`script_options`].
+pub fn script_value<T: serde::de::DeserializeOwned>(
+    context: &::rhai::NativeCallContext,
+    what: &str,
+    value: &::rhai::Dynamic,
+    minimal: &serde_json::Value,
+) -> Result<T, Box<::rhai::EvalAltResult>> {
+    let fail = |message: String| -> Box<::rhai::EvalAltResult> {
+        Box::new(::rhai::EvalAltResult::ErrorRuntime(
+            format!("invalid {what}: {message}").into(),
+            context.call_position(),
+        ))
+    };
+    let value: serde_json::Value = ::rhai::serde::from_dynamic(value)
+        .map_err(|error| fail(format!("not plain data: {}", error.unwrap_inner())))?;
+    decode::decode(value, minimal).map_err(|error| fail(error.to_string()))
+}
+
+/// [`script_value`] for the options map of `function`, whose every option has a default.
 pub fn script_options<T: serde::de::DeserializeOwned>(
     context: &::rhai::NativeCallContext,
     function: &str,
     options: ::rhai::Map,
 ) -> Result<T, Box<::rhai::EvalAltResult>> {
-    let position = context.call_position();
-    let fail = |message: String| -> Box<::rhai::EvalAltResult> {
-        Box::new(::rhai::EvalAltResult::ErrorRuntime(
-            format!("invalid options for `{function}`: {message}").into(),
-            position,
-        ))
-    };
-    let value: serde_json::Value =
-        ::rhai::serde::from_dynamic(&options.into()).map_err(|error| fail(error.unwrap_inner().to_string()))?;
-    decode::decode(value, &serde_json::json!({})).map_err(|error| fail(error.to_string()))
+    script_value(context, &format!("options for `{function}`"), &options.into(), &serde_json::json!({}))
 }
 
 /// The options of the batch functions (`llm::chat_many`, `proc::run_many`): how many at once, and

@@ -15,7 +15,6 @@ pub mod rhai;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -135,14 +134,6 @@ fn default_timeout() -> f64 {
     DEFAULT_TIMEOUT_SECONDS
 }
 
-/// Decodes what a script wrote into `T`, naming the field at fault.
-pub fn decode<T: DeserializeOwned>(value: Value, minimal: &Value) -> Result<T, HttpError> {
-    crate::capabilities::decode::decode(value, minimal).map_err(|error| match error.field {
-        Some(field) => HttpError::Field { field, message: error.message },
-        None => HttpError::Fields { message: error.message },
-    })
-}
-
 /// Why a request went wrong, when it is not a value of [`HttpResponse`].
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -246,8 +237,6 @@ pub fn recordable_url(url: &str) -> String {
 pub enum HttpError {
     #[error("invalid HTTP request: {message}")]
     Fields { message: String },
-    #[error("invalid HTTP request: `{field}`: {message}")]
-    Field { field: String, message: String },
     #[error("invalid HTTP request: unknown `method` `{method}`; hint: use one of {}", METHODS.join(", "))]
     UnknownMethod { method: String },
     #[error("invalid HTTP request: `url` `{url}` is not an absolute URL")]
@@ -342,12 +331,13 @@ mod tests {
 
     #[test]
     fn a_field_of_the_wrong_type_is_named() {
+        use crate::capabilities::decode::decode;
         let minimal = serde_json::json!({"url": "http://a/"});
         let invalid = |value| decode::<HttpRequest>(value, &minimal).expect_err("invalid").to_string();
         let wrong = invalid(serde_json::json!({"url": "http://a/", "headers": {"x-api-key": 1}}));
-        assert!(wrong.starts_with("invalid HTTP request: `headers`: invalid type"), "{wrong}");
+        assert!(wrong.starts_with("`headers`: invalid type"), "{wrong}");
         let missing = invalid(serde_json::json!({"method": "GET"}));
-        assert_eq!(missing, "invalid HTTP request: missing field `url`");
+        assert_eq!(missing, "missing field `url`");
         let seconds = invalid(serde_json::json!({"url": "http://a/", "timeout_s": "soon"}));
         assert!(seconds.contains("`timeout_s`: expected a number of seconds"), "{seconds}");
         let options = decode::<RequestOptions>(serde_json::json!({"timeout_s": 2}), &serde_json::json!({}));

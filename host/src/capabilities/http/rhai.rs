@@ -3,13 +3,12 @@
 use std::sync::Arc;
 
 use rhai::{Dynamic, EvalAltResult, Map, Module, NativeCallContext};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
 use super::{Http, HttpError, HttpRequest, RequestOptions};
 use crate::capabilities::docs::function;
-use crate::capabilities::script_error;
+use crate::capabilities::{script_error, script_options, script_value};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -18,14 +17,6 @@ fn to_json(context: &NativeCallContext, what: &str, value: &Dynamic) -> Result<V
     rhai::serde::from_dynamic(value).map_err(|error| {
         let message = format!("`{what}` cannot be sent as JSON: {}", error.unwrap_inner());
         script_error(context, &HttpError::Fields { message })
-    })
-}
-
-/// A script's map as `T`, naming the field at fault.
-fn decode<T: DeserializeOwned>(context: &NativeCallContext, what: &str, value: Map, minimal: &Value) -> Result<T> {
-    let value = to_json(context, what, &value.into())?;
-    super::decode(value, minimal).map_err(|error| {
-        Box::new(EvalAltResult::ErrorRuntime(format!("{what}: {error}").into(), context.call_position()))
     })
 }
 
@@ -57,7 +48,7 @@ Example: `let reply = http::request(#{ method: \"DELETE\", url: base + \"/v1/ite
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, request: Map| -> Result<Dynamic> {
-        let request = decode(&context, "`http::request` request", request, &json!({"url": "http://localhost/"}))?;
+        let request = script_value(&context, "`http::request` request", &request.into(), &json!({"url": "http://localhost/"}))?;
         send(&client, &handle, &context, request)
     });
 
@@ -85,7 +76,7 @@ Example: `let stats = http::get(base + \"/v1/knowledge\", #{ headers: #{ \"x-api
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, url: &str, options: Map| -> Result<Dynamic> {
-        let options = decode(&context, "`http::get` options", options, &json!({}))?;
+        let options = script_options(&context, "http::get", options)?;
         send(&client, &handle, &context, HttpRequest::new("GET", url, None, options))
     });
 
@@ -117,7 +108,7 @@ Example: `let reply = http::post(base + \"/v1/retrieve\", #{ query: text, top_k:
         &mut module,
         move |context: NativeCallContext, url: &str, json: Dynamic, options: Map| -> Result<Dynamic> {
             let json = to_json(&context, "json", &json)?;
-            let options = decode(&context, "`http::post` options", options, &json!({}))?;
+            let options = script_options(&context, "http::post", options)?;
             send(&client, &handle, &context, HttpRequest::new("POST", url, Some(json), options))
         },
     );

@@ -6,14 +6,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, Module, NativeCallContext};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
 use super::{DEFAULT_CONCURRENCY, Proc, ProcError, ProcOutput, Spawned};
 use crate::capabilities::docs::function;
 use crate::capabilities::progress::Progress;
-use crate::capabilities::{BatchOptions, script_error, script_options};
+use crate::capabilities::{BatchOptions, script_error, script_options, script_value};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -23,16 +22,6 @@ pub struct Process(Arc<Spawned>);
 
 pub fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<Process>("Process");
-}
-
-/// A script's map as `T`, naming the field at fault.
-fn decode<T: DeserializeOwned>(context: &NativeCallContext, what: &str, value: Dynamic, minimal: &Value) -> Result<T> {
-    let value: Value = rhai::serde::from_dynamic(&value).map_err(|error| {
-        let message = format!("{what} is not plain data: {}", error.unwrap_inner());
-        script_error(context, &ProcError::Fields { message })
-    })?;
-    crate::capabilities::decode::decode(value, minimal)
-        .map_err(|error| script_error(context, &ProcError::Fields { message: format!("{what}: {error}") }))
 }
 
 /// Ctrl-C ends the script at once; any other error is catchable.
@@ -86,7 +75,7 @@ Example: `let r = proc::run(#{ argv: [\"git\", \"status\", \"--short\"], cwd: ws
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, request: Map| -> Result<Dynamic> {
-        let request = decode(&context, "`proc::run` request", request.into(), &least)?;
+        let request = script_value(&context, "`proc::run` request", &request.into(), &least)?;
         match handle.block_on(procs.run(request)) {
             Ok(result) => output(result),
             Err(error) => Err(raise(&context, &error)),
@@ -142,7 +131,7 @@ Example: `let server = proc::start(#{ argv: [\"python3\", \"-m\", \"http.server\
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, request: Map| -> Result<Process> {
-        let request = decode(&context, "`proc::start` request", request.into(), &minimal)?;
+        let request = script_value(&context, "`proc::start` request", &request.into(), &minimal)?;
         handle.block_on(procs.spawn(request)).map(Process).map_err(|error| raise(&context, &error))
     });
 
@@ -157,7 +146,7 @@ that one file, relative to the project root. The manifest lists what was allowed
 Example: `proc::allow([\"git\", \"npm\", \"node\"]);`",
     )
     .set_into_module(&mut module, move |context: NativeCallContext, programs: Array| -> Result<()> {
-        let programs: Vec<String> = decode(&context, "`proc::allow` programs", programs.into(), &json!([]))?;
+        let programs: Vec<String> = script_value(&context, "`proc::allow` programs", &programs.into(), &json!([]))?;
         procs.policy.allow(&programs);
         Ok(())
     });
@@ -192,7 +181,9 @@ fn run_many(
     let requests: Vec<super::ProcRequest> = requests
         .into_iter()
         .enumerate()
-        .map(|(index, request)| decode(context, &format!("`proc::run_many` requests[{index}]"), request, minimal))
+        .map(|(index, request)| {
+            script_value(context, &format!("`proc::run_many` requests[{index}]"), &request, minimal)
+        })
         .collect::<Result<_>>()?;
     let label = options.label.unwrap_or_else(|| "proc".to_string());
     let task = progress.start(&label, Some(requests.len() as u64));

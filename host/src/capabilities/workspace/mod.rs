@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::capabilities::fs::{Files, FilesError};
 pub use git::ProcGit;
@@ -104,10 +103,6 @@ pub struct GitFailure(pub String);
 /// What a failed workspace operation reports; paths are as the script wrote them.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
-    #[error("invalid options for `workspace::create`: {message}")]
-    Options { message: String },
-    #[error("invalid options for `workspace::create`: `{field}`: {message}")]
-    Option { field: String, message: String },
     #[error("invalid workspace `name` `{name}`; hint: use 1 to 64 letters, digits, `-`, `_` and `.`")]
     Name { name: String },
     #[error(
@@ -195,16 +190,6 @@ const FIRST_COMMIT: &str = "workspace: initial files";
 
 /// Attempts at a fresh directory name before giving up (each with a new unique part).
 const NAME_ATTEMPTS: usize = 64;
-
-/// Decodes what a script wrote, naming the option at fault.
-pub fn decode_options(value: Value) -> Result<CreateOptions, WorkspaceError> {
-    crate::capabilities::decode::decode(value, &Value::Object(serde_json::Map::new())).map_err(|error| {
-        match error.field {
-            Some(field) => WorkspaceError::Option { field, message: error.message },
-            None => WorkspaceError::Options { message: error.message },
-        }
-    })
-}
 
 /// The workspaces of one run: makes them, and removes them when the run ends.
 pub struct Workspaces {

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, Module, NativeCallContext};
 
-use super::{CreateOptions, WorkspaceError, Workspaces, decode_options};
+use super::{CreateOptions, WorkspaceError, Workspaces};
 use crate::capabilities::docs::function;
-use crate::capabilities::script_error;
+use crate::capabilities::{script_error, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -47,11 +47,7 @@ Example: `let ws = workspace::create(#{ name: \"eval\", from: \"fixtures/app\", 
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, options: Map| -> Result<Workspace> {
-        let value: serde_json::Value = rhai::serde::from_dynamic(&options.into()).map_err(|error| {
-            let message = format!("the options are not plain values: {}", error.unwrap_inner());
-            fail(&context, &WorkspaceError::Options { message })
-        })?;
-        let options = decode_options(value).map_err(|error| fail(&context, &error))?;
+        let options: CreateOptions = script_options(&context, "workspace::create", options)?;
         create(&registry, &context, options)
     });
 
@@ -279,6 +275,11 @@ mod tests {
                 .starts_with("invalid options for `workspace::create`: `git`")
         );
         assert!(caught(r#"workspace::create(#{ under: "tmp" })"#).contains("unknown variant `tmp`"));
+        let exclude = caught(r#"workspace::create(#{ name: "x", exclude: "node_modules" })"#);
+        assert!(
+            exclude.starts_with("invalid options for `workspace::create`: `exclude`: invalid type: string"),
+            "{exclude}"
+        );
         let escape = caught(r#"let ws = workspace::create(#{ name: "e", under: "run" }); ws.read("../x")"#);
         assert!(escape.starts_with("path `../x` leaves workspace `e-"), "{escape}");
         let closed = caught(r#"let ws = workspace::create(#{ under: "run" }); ws.cleanup(); ws.cleanup(); ws.list()"#);
