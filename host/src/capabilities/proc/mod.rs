@@ -296,7 +296,7 @@ impl Proc {
     }
 
     /// Checks `request` and starts it.
-    pub async fn spawn(&self, request: ProcRequest) -> Result<Arc<Spawned>, ProcError> {
+    pub async fn start(&self, request: ProcRequest) -> Result<Arc<Spawned>, ProcError> {
         if request.timeout_s.is_some() {
             let hint =
                 "a started process runs until it ends or `kill()`; `ready.timeout_s` bounds the wait for readiness";

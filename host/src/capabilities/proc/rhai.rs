@@ -132,7 +132,7 @@ Example: `let server = proc::start(#{ argv: [\"python3\", \"-m\", \"http.server\
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, request: Map| -> Result<Process> {
         let request = script_value(&context, "`proc::start` request", &request.into(), &minimal)?;
-        handle.block_on(procs.spawn(request)).map(Process).map_err(|error| raise(&context, &error))
+        handle.block_on(procs.start(request)).map(Process).map_err(|error| raise(&context, &error))
     });
 
     let procs = proc;
