@@ -138,6 +138,7 @@ fn every_options_map_refuses_an_unknown_key_naming_the_function_and_the_key() {
         ("search::chunk_lines", r#"search::chunk_lines("abc", #{ sise: 3 })"#, "sise"),
         ("search::mmr", r#"search::mmr([1.0], ["x"], #{ lamda: 0.5 })"#, "lamda"),
         ("stats::bootstrap_mean", r#"stats::bootstrap_mean([1.0, 2.0], #{ levl: 0.9 })"#, "levl"),
+        ("text::table", r#"text::table(["a"], [["1"]], #{ algin: "r" })"#, "algin"),
         ("http", r#"http::get("http://127.0.0.1:9/", #{ timeot_s: 1 })"#, "timeot_s"),
         ("workspace", r#"workspace::create(#{ nmae: "x" })"#, "nmae"),
         ("llm::chat", r#"llm::chat(#{ messages: [], modle: "x" })"#, "modle"),

@@ -21,6 +21,7 @@ pub mod results;
 pub mod run;
 pub mod search;
 pub mod stats;
+pub mod text;
 pub mod time;
 pub mod workspace;
 
@@ -79,6 +80,7 @@ impl Capabilities {
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
             ("search", search::rhai::module(self.search.clone())),
             ("stats", stats::rhai::module()),
+            ("text", text::rhai::module()),
             ("guest", guest::rhai::module(self.guests.clone())),
         ]
     }

@@ -1,0 +1,50 @@
+//! The `text` capability: the text work experiment scripts used to do character by character in
+//! Rhai (sentences, words and stop words, quantities, fact matching, dates, number formatting,
+//! Markdown tables), as pure functions.
+//!
+//! Each function ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
+//! included, so that a script calling it computes what it computed before, to the character;
+//! the originals are kept in `parity_originals.rhai`, and `parity_tests.rs` holds the ports to
+//! them. Nothing here reads files, the clock or the network.
+
+mod dates;
+mod facts;
+mod format;
+mod quantities;
+pub mod rhai;
+mod sentences;
+mod table;
+mod words;
+
+pub use dates::{add_days, day_number};
+pub use facts::{contains_fact, count_facts, facts_in};
+pub use format::{fixed, percent, signed};
+pub use quantities::{Quantity, Value, quantities, quantity, unit};
+pub use sentences::{pieces, sentences, squash};
+pub use table::{Align, markdown_table};
+pub use words::{STOP_WORDS, content_words, has_digit, is_stop_word, stem, terms, whole_number, words};
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TextError {
+    #[error("`{date}` is not a date of the form YYYY-MM-DD")]
+    NotADate { date: String },
+    #[error("`{date}` plus {days} days is outside the years 0000 to 9999")]
+    DateOutOfRange { date: String, days: i64 },
+    #[error("`places` must be between 0 and 9, got {places}")]
+    Places { places: i64 },
+    #[error("a table needs at least one column; hint: give the header its column names")]
+    NoColumns,
+    #[error("`rows[{index}]` has {cells} cells, the header has {columns}")]
+    RowLength { index: usize, cells: usize, columns: usize },
+    #[error(
+        "invalid options for `text::table`: `align` has {letters} letters for {columns} columns; hint: one of l, r, c per column"
+    )]
+    AlignLength { letters: usize, columns: usize },
+    #[error("invalid options for `text::table`: `align` letter `{letter}` (column {column}) is not l, r or c")]
+    AlignLetter { letter: char, column: usize },
+}
+
+type Result<T> = std::result::Result<T, TextError>;
+
+#[cfg(test)]
+mod parity_tests;

@@ -1,0 +1,384 @@
+//! The Rhai namespace `text::`.
+
+use rhai::{Array, Dynamic, EvalAltResult, ImmutableString, Map, Module, NativeCallContext};
+
+use super::Align;
+use crate::capabilities::{docs::function, script_error, script_options};
+
+type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
+
+fn fail(context: &NativeCallContext, message: String) -> Box<EvalAltResult> {
+    Box::new(EvalAltResult::ErrorRuntime(message.into(), context.call_position()))
+}
+
+fn strings(values: Vec<String>) -> Array {
+    values.into_iter().map(Dynamic::from).collect()
+}
+
+/// The strings of a script array; anything else names its index.
+fn string_items(context: &NativeCallContext, name: &str, values: &Array) -> Result<Vec<ImmutableString>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, value)| {
+            value
+                .clone()
+                .into_immutable_string()
+                .map_err(|type_name| fail(context, format!("`{name}[{index}]` must be a string, got {type_name}")))
+        })
+        .collect()
+}
+
+/// A number argument that may be `()`; integers count as floats.
+fn optional_number(context: &NativeCallContext, value: &Dynamic) -> Result<Option<f64>> {
+    if value.is_unit() {
+        return Ok(None);
+    }
+    value
+        .as_float()
+        .or_else(|_| value.as_int().map(|int| int as f64))
+        .map(Some)
+        .map_err(|type_name| fail(context, format!("`value` must be a number or (), got {type_name}")))
+}
+
+/// A value as Rhai's `to_string` prints it (the way `print` finds the function, falling back to
+/// the value's display when none is registered).
+fn display(context: &NativeCallContext, value: &Dynamic) -> String {
+    if let Some(text) = value.read_lock::<ImmutableString>() {
+        return text.to_string();
+    }
+    let mut value = value.clone();
+    match context.call_native_fn_raw("to_string", true, &mut [&mut value]) {
+        Ok(text) if text.is_string() => text.to_string(),
+        _ => value.to_string(),
+    }
+}
+
+/// The options of `text::table`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct TableOptions {
+    align: Option<String>,
+}
+
+pub fn module() -> Module {
+    let mut module = Module::new();
+    register_sentences(&mut module);
+    register_words(&mut module);
+    register_quantities(&mut module);
+    register_facts(&mut module);
+    register_dates(&mut module);
+    register_format(&mut module);
+    register_table(&mut module);
+    module
+}
+
+fn register_sentences(module: &mut Module) {
+    function(
+        "sentences",
+        &["text: &str", "Array"],
+        "
+The sentences of a text, as the built-in answerer cuts them: each line is cut after `.`, `!` or
+`?` followed by a space and an ASCII capital, digit or backtick; each cut is trimmed, loses
+leading bullet markers (`- `, `* `, `#`) and is kept when 12 or more characters remain.
+Example: `text::sentences(\"- First point here. Second point here.\")` is `[\"First point here.\", \"Second point here.\"]`",
+    )
+    .set_into_module(module, |text: &str| -> Array { strings(super::sentences(text)) });
+
+    function(
+        "pieces",
+        &["text: &str", "Array"],
+        "
+The pieces of a message, as the local Cortex memory takes its facts: each fenced code block is
+one piece (a one-word first line, the language tag, dropped; whitespace squashed); prose is cut
+after `. `, `? ` or `! ` and at line breaks, never inside a backticked span; empty pieces go.
+Example: `for piece in text::pieces(message.content) { ... }`",
+    )
+    .set_into_module(module, |text: &str| -> Array { strings(super::pieces(text)) });
+
+    function(
+        "squash",
+        &["text: &str", "String"],
+        "
+Whitespace squashed: line feeds and tabs become spaces, runs of spaces one space, ends trimmed.
+Example: `text::squash(\"  a\\n\\tb   c \")` is `\"a b c\"`",
+    )
+    .set_into_module(module, |text: &str| -> String { super::squash(text) });
+}
+
+fn register_words(module: &mut Module) {
+    function(
+        "words",
+        &["text: &str", "Array"],
+        "
+The Cortex benchmark's terms: lowercase, split at anything but ASCII letters and digits, words
+of one character dropped (the same as `search::tokens(text, \"benchmark\")`).
+Example: `text::words(\"The TTL is 600s, isn't it?\")` is `[\"the\", \"ttl\", \"is\", \"600s\", \"isn\", \"it\"]`",
+    )
+    .set_into_module(module, |text: &str| -> Array { strings(super::words(text)) });
+
+    function(
+        "stem",
+        &["word: &str", "String"],
+        "
+A word without a final plural `s`: dropped when the word is longer than 3 characters and ends
+in `s` but not `ss`.
+Example: `text::stem(\"keys\")` is `\"key\"`; `\"class\"` and `\"bus\"` stay",
+    )
+    .set_into_module(module, |word: &str| -> String { super::stem(word) });
+
+    function(
+        "stop_words",
+        &["Array"],
+        "
+The one stop-word list (136 lowercase words: articles, pronouns, auxiliaries, \"use\", \"now\", ...).
+Example: `let common = text::stop_words();`",
+    )
+    .set_into_module(module, || -> Array { super::STOP_WORDS.iter().map(|&word| Dynamic::from(word)).collect() });
+
+    function(
+        "is_stop_word",
+        &["word: &str", "bool"],
+        "
+Whether a word is in `text::stop_words()` (exactly: lowercase, untrimmed).
+Example: `text::is_stop_word(\"the\")` is `true`",
+    )
+    .set_into_module(module, |word: &str| -> bool { super::is_stop_word(word) });
+
+    function(
+        "content_words",
+        &["text: &str", "Array"],
+        "
+`text::words` without stop words, in order, repeats kept.
+Example: `text::content_words(\"What is the cache TTL now?\")` is `[\"cache\", \"ttl\"]`",
+    )
+    .set_into_module(module, |text: &str| -> Array { strings(super::content_words(text)) });
+
+    function(
+        "terms",
+        &["text: &str", "Array"],
+        "
+`text::content_words`, each stemmed: the BM25 terms of the local Cortex memory.
+Example: `text::terms(\"Which keys does it follow?\")` is `[\"key\", \"follow\"]`",
+    )
+    .set_into_module(module, |text: &str| -> Array { strings(super::terms(text)) });
+
+    function(
+        "whole_number",
+        &["token: &str", "Dynamic"],
+        "
+The value of a token of 1 to 9 ASCII digits, else `()`.
+Example: `text::whole_number(\"12\")` is `12`; `\"12a\"` and `\"\"` give `()`",
+    )
+    .set_into_module(module, |token: &str| -> Dynamic {
+        super::whole_number(token).map_or(Dynamic::UNIT, Dynamic::from)
+    });
+
+    function(
+        "has_digit",
+        &["text: &str", "bool"],
+        "
+Whether a text holds an ASCII digit.
+Example: `text::has_digit(\"k6\")` is `true`",
+    )
+    .set_into_module(module, |text: &str| -> bool { super::has_digit(text) });
+}
+
+fn register_quantities(module: &mut Module) {
+    function(
+        "unit",
+        &["word: &str", "String"],
+        "
+The unit a word names, normalised (s, ms, min, h, day, week, month, %, requests, connections,
+characters), or `\"\"`.
+Example: `text::unit(\"seconds\")` is `\"s\"`",
+    )
+    .set_into_module(module, |word: &str| -> String { super::unit(word).to_owned() });
+
+    function(
+        "quantity",
+        &["token: &str", "Dynamic"],
+        "
+A token read as a number with a glued unit: `#{ number, unit }` (`number` a string, `unit` \"\",
+\"%\" or a `text::unit`, after an optional `-`), or `()`. Versions (\"20.11.1\"), \"3.\" and \"k6\"
+are no quantity.
+Example: `text::quantity(\"30-day\")` is `#{ number: \"30\", unit: \"day\" }`",
+    )
+    .set_into_module(module, |token: &str| -> Dynamic {
+        super::quantity(token).map_or(Dynamic::UNIT, |quantity| {
+            let mut map = Map::new();
+            map.insert("number".into(), quantity.number.into());
+            map.insert("unit".into(), quantity.unit.into());
+            map.into()
+        })
+    });
+
+    function(
+        "quantities",
+        &["text: &str", "Array"],
+        "
+The numbers of a text with what they measure: `[#{ number, key, unit }]`. The key is the glued
+unit or the unit word that follows (`unit` true), else the nearest earlier word that is not a
+stop word, a plain word and not \"week\" or \"day\" (`unit` false); numbers without a key go.
+Example: `text::quantities(\"a concurrency of 5, TTL 600 seconds\")` gives keys \"concurrency\" and \"s\"",
+    )
+    .set_into_module(module, |text: &str| -> Array {
+        super::quantities(text)
+            .into_iter()
+            .map(|value| {
+                let mut map = Map::new();
+                map.insert("number".into(), value.number.into());
+                map.insert("key".into(), value.key.into());
+                map.insert("unit".into(), value.unit.into());
+                map.into()
+            })
+            .collect()
+    });
+}
+
+fn register_facts(module: &mut Module) {
+    function(
+        "contains_fact",
+        &["text: &str", "fact: &str", "bool"],
+        "
+Whether a text contains a fact, case-insensitively and at token boundaries: the characters
+around an occurrence are not ASCII letters, digits or `_`; every occurrence is tried. An empty
+fact is never contained.
+Example: `text::contains_fact(\"TTL is 3000 s\", \"300\")` is `false`",
+    )
+    .set_into_module(module, |text: &str, fact: &str| -> bool { super::contains_fact(text, fact) });
+
+    function(
+        "count_facts",
+        &["text: &str", "facts: Array", "i64"],
+        "
+How many of the facts (strings) `text::contains_fact` finds in the text.
+Example: `let found = text::count_facts(answer, prompt.key_facts);`",
+    )
+    .set_into_module(module, |context: NativeCallContext, text: &str, facts: Array| -> Result<i64> {
+        let facts = string_items(&context, "facts", &facts)?;
+        Ok(i64::try_from(super::count_facts(text, &facts)).unwrap_or(i64::MAX))
+    });
+
+    function(
+        "facts_in",
+        &["text: &str", "facts: Array", "Array"],
+        "
+The facts (strings) that `text::contains_fact` finds in the text, in their order.
+Example: `let covered = text::facts_in(answer, prompt.key_facts);`",
+    )
+    .set_into_module(module, |context: NativeCallContext, text: &str, facts: Array| -> Result<Array> {
+        let facts = string_items(&context, "facts", &facts)?;
+        Ok(strings(super::facts_in(text, &facts)))
+    });
+}
+
+fn register_dates(module: &mut Module) {
+    function(
+        "add_days",
+        &["date: &str", "days: i64", "String"],
+        "
+A \"YYYY-MM-DD\" date plus a number of days (negative to go back). A malformed or impossible
+date is an error.
+Example: `text::add_days(\"2024-02-27\", 3)` is `\"2024-03-01\"`",
+    )
+    .set_into_module(module, |context: NativeCallContext, date: &str, days: i64| -> Result<String> {
+        super::add_days(date, days).map_err(|error| script_error(&context, &error))
+    });
+
+    function(
+        "day_number",
+        &["date: &str", "i64"],
+        "
+The days from 1970-01-01 to a \"YYYY-MM-DD\" date. A malformed or impossible date is an error.
+Example: `text::day_number(\"1970-01-02\")` is `1`",
+    )
+    .set_into_module(module, |context: NativeCallContext, date: &str| -> Result<i64> {
+        super::day_number(date).map_err(|error| script_error(&context, &error))
+    });
+}
+
+fn register_format(module: &mut Module) {
+    function(
+        "fixed",
+        &["value: Dynamic", "places: i64", "String"],
+        "
+A number rounded half away from zero to `places` decimals (0 to 9) and printed with exactly
+that many; a value that rounds to zero has no sign; `()` prints \"n/a\". Integers are accepted.
+Example: `text::fixed(2.5, 0)` is `\"3\"`, `text::fixed(0.1, 3)` is `\"0.100\"`",
+    )
+    .set_into_module(module, |context: NativeCallContext, value: Dynamic, places: i64| -> Result<String> {
+        super::fixed(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
+    });
+
+    function(
+        "percent",
+        &["value: Dynamic", "places: i64", "String"],
+        "
+A share as a percentage: `text::fixed(value * 100, places)` and \"%\"; `()` prints \"n/a\".
+Example: `text::percent(0.875, 1)` is `\"87.5%\"`",
+    )
+    .set_into_module(module, |context: NativeCallContext, value: Dynamic, places: i64| -> Result<String> {
+        super::percent(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
+    });
+
+    function(
+        "signed",
+        &["value: Dynamic", "places: i64", "String"],
+        "
+`text::fixed` with a \"+\" before a value that is positive or rounds to zero (never \"-0.00\");
+`()` prints \"n/a\".
+Example: `text::signed(0.25, 2)` is `\"+0.25\"`, `text::signed(-0.001, 2)` is `\"+0.00\"`",
+    )
+    .set_into_module(module, |context: NativeCallContext, value: Dynamic, places: i64| -> Result<String> {
+        super::signed(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
+    });
+
+    function(
+        "join",
+        &["items: Array", "separator: &str", "String"],
+        "
+The items, each as `to_string` prints it, with the separator between them.
+Example: `text::join([3, 1.5, \"x\"], \" / \")` is `\"3 / 1.5 / x\"`",
+    )
+    .set_into_module(module, |context: NativeCallContext, items: Array, separator: &str| -> String {
+        items.iter().map(|item| display(&context, item)).collect::<Vec<_>>().join(separator)
+    });
+}
+
+fn register_table(module: &mut Module) {
+    function(
+        "table",
+        &["header: Array", "rows: Array", "options: Map", "String"],
+        "
+A GitHub-flavoured Markdown table, padded to read as a grid, ending in a newline. Cells print
+as `to_string` does; `|` is escaped as `\\|`, line breaks and tabs become spaces. Every row has
+as many cells as the header. Options: `align` (one of `l`, `r`, `c` per column; all `l`).
+Example: `text::table([\"Condition\", \"Score\"], [[\"cortex\", \"2.50\"]], #{ align: \"lr\" })`",
+    )
+    .set_into_module(
+        module,
+        |context: NativeCallContext, header: Array, rows: Array, options: Map| -> Result<String> {
+            let options: TableOptions = script_options(&context, "text::table", options)?;
+            let header: Vec<String> = header.iter().map(|cell| display(&context, cell)).collect();
+            let rows = rows
+                .iter()
+                .enumerate()
+                .map(|(index, row)| match row.read_lock::<Array>() {
+                    Some(cells) => Ok(cells.iter().map(|cell| display(&context, cell)).collect()),
+                    None => Err(fail(&context, format!("`rows[{index}]` must be an array, got {}", row.type_name()))),
+                })
+                .collect::<Result<Vec<Vec<String>>>>()?;
+            let align = options
+                .align
+                .map(|align| Align::parse_all(&align, header.len()))
+                .transpose()
+                .map_err(|error| script_error(&context, &error))?;
+            super::markdown_table(&header, &rows, align.as_deref()).map_err(|error| script_error(&context, &error))
+        },
+    );
+}
+
+#[cfg(test)]
+#[path = "rhai_tests.rs"]
+mod tests;
