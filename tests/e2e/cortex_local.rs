@@ -1,4 +1,4 @@
-//! The offline Cortex stand-in (`scripts/lib/cortex/local.rhai`): its demo on the Arclight
+//! The offline Cortex stand-in (`scripts/lib/cortex/local/`): its demo on the Arclight
 //! fixtures (hit rate, supersession links, determinism), and the library on a tiny memory of
 //! our own (result shape, reading nothing but the question).
 
@@ -121,7 +121,7 @@ fn two_runs_of_the_demo_give_identical_hits() {
 }
 
 const TINY_MEMORY: &str = r#"
-import "lib/cortex/local" as cortex_local;
+import "lib/cortex/local/memory" as cortex_local;
 
 let sessions = [
     #{ id: "a", description: "Week 3, Day 16 — Cache-aside layer", day: 16, date: "2026-01-20", messages: [
@@ -147,8 +147,8 @@ results::write_json("out.json", #{
 
 fn tiny_memory() -> Value {
     let project = TempProject::new();
-    for library in ["local", "text"] {
-        let path = format!("scripts/lib/cortex/{library}.rhai");
+    for module in ["memory", "settings", "facts", "entities", "supersession", "channels", "fusion"] {
+        let path = format!("scripts/lib/cortex/local/{module}.rhai");
         project.write(&path, &std::fs::read_to_string(repo_root().join(&path)).expect("the library"));
     }
     project.write("scripts/tiny.rhai", TINY_MEMORY);

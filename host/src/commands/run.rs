@@ -279,6 +279,7 @@ fn finish(
         .collect();
     manifest.files = outputs.files.clone();
     manifest.checks = outputs.checks.clone();
+    manifest.settings = outputs.settings.clone();
     manifest.write(context.dir).context("cannot write manifest.json")?;
 
     let rows: u64 = outputs.tables.iter().map(|table| table.rows).sum();

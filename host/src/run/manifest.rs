@@ -1,6 +1,7 @@
 //! `manifest.json`: what produced a run and how it ended. Written atomically when the run
 //! starts (status `running`) and again when it ends, so a run killed midway still says so.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
@@ -45,6 +46,10 @@ pub struct Manifest {
     pub tables: Vec<TableRecord>,
     pub files: Vec<String>,
     pub checks: Vec<Check>,
+    /// Settings the script recorded (`results::settings`), by name: every knob of a part of the
+    /// experiment, defaults included.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, Value>,
     /// Embedding models the run used; the local one with its weights' sha256 when loaded.
     pub models: Vec<ModelRecord>,
     /// Guest modules the run loaded: which module (by sha256), what it was granted, how it went.
@@ -118,6 +123,7 @@ impl Manifest {
             tables: Vec::new(),
             files: Vec::new(),
             checks: Vec::new(),
+            settings: BTreeMap::new(),
             models: Vec::new(),
             guests: Vec::new(),
             processes: ProcessesRecord::default(),

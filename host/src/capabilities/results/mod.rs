@@ -79,6 +79,9 @@ pub trait Results: Send + Sync {
     fn write_file(&self, path: &str, content: FileContent) -> Result<(), ResultsError>;
     /// Records a named check.
     fn check(&self, name: &str, passed: bool, detail: &str);
+    /// Records the settings a part of the experiment ran with, under `name`, for the manifest;
+    /// recording the same name again replaces the earlier value.
+    fn settings(&self, name: &str, value: Value);
 }
 
 /// [`Results`] into a run directory on disk.
@@ -89,6 +92,7 @@ pub struct RunResults {
     tables: Mutex<BTreeMap<String, TableWriter>>,
     files: Mutex<Vec<String>>,
     checks: Mutex<Vec<Check>>,
+    settings: Mutex<BTreeMap<String, Value>>,
 }
 
 /// What [`RunResults::finish`] reports for the manifest.
@@ -97,6 +101,8 @@ pub struct Outputs {
     pub tables: Vec<TableSummary>,
     pub files: Vec<String>,
     pub checks: Vec<Check>,
+    /// The settings the script recorded, by name.
+    pub settings: BTreeMap<String, Value>,
     /// Tables that could not be finished, with the reason.
     pub errors: Vec<String>,
 }
@@ -109,6 +115,7 @@ impl RunResults {
             tables: Mutex::new(BTreeMap::new()),
             files: Mutex::new(Vec::new()),
             checks: Mutex::new(Vec::new()),
+            settings: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -138,6 +145,7 @@ impl RunResults {
         }
         outputs.files = self.files.lock().map(|files| files.clone()).unwrap_or_default();
         outputs.checks = self.checks.lock().map(|checks| checks.clone()).unwrap_or_default();
+        outputs.settings = self.settings.lock().map(|settings| settings.clone()).unwrap_or_default();
         outputs
     }
 
@@ -210,6 +218,12 @@ impl Results for RunResults {
     fn check(&self, name: &str, passed: bool, detail: &str) {
         if let Ok(mut checks) = self.checks.lock() {
             checks.push(Check { name: name.to_string(), passed, detail: detail.to_string() });
+        }
+    }
+
+    fn settings(&self, name: &str, value: Value) {
+        if let Ok(mut settings) = self.settings.lock() {
+            settings.insert(name.to_string(), value);
         }
     }
 }

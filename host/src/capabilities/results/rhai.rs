@@ -123,6 +123,22 @@ Example: `results::check(\"every prompt answered\", answers.len() == prompts.len
     .with_volatility(true)
     .set_into_module(&mut module, move |name: &str, passed: bool| sink.check(name, passed, ""));
 
+    let sink = results.clone();
+    function(
+        "settings",
+        &["name: &str", "value: Map", "()"],
+        "
+Records the settings a part of the experiment ran with (every knob, defaults included) in the
+manifest under `settings.<name>`, so a reader sees exactly what produced the results; the same
+name again replaces the earlier map.
+Example: `results::settings(\"retriever\", #{ top_k: 8, rrf_k: 60 });`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |name: &str, value: Map| -> Result<()> {
+        sink.settings(name, json(&Dynamic::from_map(value))?);
+        Ok(())
+    });
+
     let sink = results;
     function(
         "check",

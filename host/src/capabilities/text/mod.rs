@@ -22,7 +22,7 @@ pub use format::{fixed, percent, signed};
 pub use quantities::{Quantity, Value, quantities, quantity, unit};
 pub use sentences::{pieces, sentences, squash};
 pub use table::{Align, markdown_table};
-pub use words::{STOP_WORDS, content_words, has_digit, is_stop_word, stem, terms, whole_number, words};
+pub use words::{STOP_WORDS, content_words, has_digit, is_stop_word, overlap, stem, terms, whole_number, words};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TextError {

@@ -155,6 +155,19 @@ Example: `text::content_words(\"What is the cache TTL now?\")` is `[\"cache\", \
     .set_into_module(module, |text: &str| -> Array { strings(super::content_words(text)) });
 
     function(
+        "overlap",
+        &["words: Array", "text: &str", "f64"],
+        "
+The share of `words` found among `text::words(text)` (each of `words` counted, repeats too); 0
+for no words.
+Example: `text::overlap([\"cache\", \"ttl\"], \"The TTL is 600 s\")` is `0.5`",
+    )
+    .set_into_module(module, |words: Array, text: &str| -> f64 {
+        let words: Vec<String> = words.iter().map(ToString::to_string).collect();
+        super::overlap(&words, text)
+    });
+
+    function(
         "terms",
         &["text: &str", "Array"],
         "

@@ -1,5 +1,5 @@
 //! Words: the Cortex benchmark's tokenizer, the one stop-word list, the plural-`s` stemmer and
-//! small number tests, as the local Cortex memory (`scripts/lib/cortex/local.rhai`) uses them.
+//! small number tests, as the local Cortex memory (`scripts/lib/cortex/local/`) uses them.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -55,6 +55,16 @@ pub fn content_words(text: &str) -> Vec<String> {
 /// (which joins them with spaces).
 pub fn terms(text: &str) -> Vec<String> {
     words(text).into_iter().filter(|word| !is_stop_word(word)).map(|word| stem(&word)).collect()
+}
+
+/// The share of `words` that are among the [`words`] of `text`, each of `words` counted (repeats
+/// too); 0 when `words` is empty. The built-in answerer's word overlap.
+pub fn overlap(words: &[String], text: &str) -> f64 {
+    if words.is_empty() {
+        return 0.0;
+    }
+    let present: HashSet<String> = self::words(text).into_iter().collect();
+    words.iter().filter(|word| present.contains(*word)).count() as f64 / words.len() as f64
 }
 
 /// The value of a token made only of ASCII digits, 1 to 9 of them (`whole_number` of

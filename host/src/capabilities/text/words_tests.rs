@@ -90,3 +90,12 @@ fn has_digit_looks_for_ascii_digits_only() {
     assert!(!has_digit("٣"));
     assert!(!has_digit(""));
 }
+
+#[test]
+fn overlap_is_the_share_of_the_words_found_among_the_texts_words() {
+    let words = |list: &[&str]| list.iter().map(|word| word.to_string()).collect::<Vec<_>>();
+    assert_eq!(overlap(&words(&["cache", "ttl"]), "The TTL is 600 s"), 0.5);
+    assert_eq!(overlap(&words(&["ttl", "ttl", "cache"]), "ttl"), 2.0 / 3.0, "repeats count each time");
+    assert_eq!(overlap(&words(&["foo"]), "foo_bar"), 1.0, "words split at `_` as the tokenizer does");
+    assert_eq!(overlap(&[], "anything"), 0.0);
+}
