@@ -198,6 +198,13 @@ impl Corpus {
         Ok(hits.into_iter().map(|hit| LegHit { doc: hit.doc, score: hit.score }).collect())
     }
 
+    /// The cosine of `query` with every document, in document order (what [`Self::nearest`]
+    /// ranks).
+    pub fn similarities(&self, query: &[f32]) -> Result<Vec<f32>, SearchError> {
+        let store = self.vectors.as_ref().ok_or(SearchError::NoVectors)?;
+        Ok(store.scores(query)?)
+    }
+
     /// Vector leg: cosine top `limit` (all documents when `None`).
     pub fn nearest(&self, query: &[f32], limit: Option<usize>) -> Result<Vec<VectorHit>, SearchError> {
         let store = self.vectors.as_ref().ok_or(SearchError::NoVectors)?;

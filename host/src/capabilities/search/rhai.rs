@@ -142,6 +142,17 @@ impl CorpusHandle {
         self.corpus.document(doc).map(|document| document.id.clone()).unwrap_or_default()
     }
 
+    /// The vector of a query given as a vector, or as text embedded with the corpus's model.
+    fn vector_of(&self, context: &NativeCallContext, query: &Dynamic) -> Result<Vec<f32>> {
+        match floats(query) {
+            Some(vector) => Ok(vector),
+            None => self
+                .query_vector(query, &query_text(query))
+                .map_err(|error| fail(context, &error))?
+                .ok_or_else(|| fail(context, &SearchError::NoVectors)),
+        }
+    }
+
     fn query_vector(&self, query: &Dynamic, text: &str) -> std::result::Result<Option<Vec<f32>>, SearchError> {
         if let Some(map) = query.clone().try_cast::<Map>()
             && let Some(vector) = map.get("vector").and_then(floats)
@@ -283,6 +294,22 @@ Example: `let hits = corpus.keyword(\"cache ttl\", #{ profile: \"benchmark\", li
     );
 
     function(
+        "similarities",
+        &["corpus: &mut Corpus", "query: Dynamic", "Array"],
+        "
+The cosine of `query` (text, embedded with the corpus's model, or a vector) with every document,
+in the order the documents were given: the scores `nearest` ranks, without building hits.
+Example: `let cosine = corpus.similarities(question_vector); let best = cosine[0];`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(module, |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic| -> Result<Array> {
+        let vector = corpus.vector_of(&context, &query)?;
+        let scores = corpus.corpus.similarities(&vector).map_err(|error| fail(&context, &error))?;
+        Ok(scores.into_iter().map(|score| Dynamic::from_float(f64::from(score))).collect())
+    });
+
+    function(
         "nearest",
         &["corpus: &mut Corpus", "query: Dynamic", "limit: INT", "Array"],
         "
@@ -294,13 +321,7 @@ Example: `let hits = corpus.nearest(\"which port does the API use\", 5);`",
     .set_into_module(
         module,
         |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic, limit: INT| -> Result<Array> {
-            let vector = match floats(&query) {
-                Some(vector) => vector,
-                None => corpus
-                    .query_vector(&query, &query_text(&query))
-                    .map_err(|error| fail(&context, &error))?
-                    .ok_or_else(|| fail(&context, &SearchError::NoVectors))?,
-            };
+            let vector = corpus.vector_of(&context, &query)?;
             let limit = usize::try_from(limit).ok();
             let found = corpus.corpus.nearest(&vector, limit).map_err(|error| fail(&context, &error))?;
             let found: Vec<Hit> = found

@@ -102,8 +102,10 @@ impl VectorStore {
         let mut query = query.to_vec();
         normalize_in_place(&mut query);
         let mut scores = vec![0.0; self.len()];
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
-        if self.len() < PARALLEL_FROM || threads < 2 {
+        // Asked only for big stores: on Linux the answer comes from reading cgroup files, which
+        // costs more than scoring a few hundred vectors.
+        let threads = if self.len() < PARALLEL_FROM { 1 } else { *THREADS };
+        if threads < 2 {
             fill_scores(&query, &self.data, self.dimension, &mut scores);
             return Ok(scores);
         }
@@ -129,6 +131,8 @@ impl VectorStore {
 /// Stores smaller than this are scored on one thread: starting threads costs more than it saves.
 const PARALLEL_FROM: usize = 8_192;
 const MAX_THREADS: usize = 8;
+static THREADS: std::sync::LazyLock<usize> =
+    std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS));
 
 fn fill_scores(query: &[f32], data: &[f32], dimension: usize, out: &mut [f32]) {
     for (score, vector) in out.iter_mut().zip(data.chunks_exact(dimension)) {
