@@ -303,11 +303,14 @@ Example: `let cosine = corpus.similarities(question_vector); let best = cosine[0
     )
     .in_global_namespace()
     .with_volatility(true)
-    .set_into_module(module, |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic| -> Result<Array> {
-        let vector = corpus.vector_of(&context, &query)?;
-        let scores = corpus.corpus.similarities(&vector).map_err(|error| fail(&context, &error))?;
-        Ok(scores.into_iter().map(|score| Dynamic::from_float(f64::from(score))).collect())
-    });
+    .set_into_module(
+        module,
+        |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic| -> Result<Array> {
+            let vector = corpus.vector_of(&context, &query)?;
+            let scores = corpus.corpus.similarities(&vector).map_err(|error| fail(&context, &error))?;
+            Ok(scores.into_iter().map(|score| Dynamic::from_float(f64::from(score))).collect())
+        },
+    );
 
     function(
         "nearest",
