@@ -31,7 +31,6 @@ fn overall_row(report: &str) -> Vec<String> {
 /// the timings' widths) collapsed.
 fn without_latencies(report: &str) -> String {
     let latency = regex_lite::Regex::new(r"\d+\.\d ms").expect("a valid pattern");
-    let padding = regex_lite::Regex::new(r" {2,}|-{4,}").expect("a valid pattern");
     let mut in_latencies = false;
     let mut out = String::new();
     for line in report.lines() {
@@ -39,13 +38,7 @@ fn without_latencies(report: &str) -> String {
             in_latencies = line == "## Cortex retrieval latency";
         }
         let line = if in_latencies && line.starts_with('|') {
-            let masked = latency.replace_all(line, "[LATENCY] ms");
-            padding
-                .replace_all(
-                    &masked,
-                    |found: &regex_lite::Captures<'_>| if found[0].starts_with(' ') { " " } else { "---" },
-                )
-                .into_owned()
+            crate::support::unpadded(&latency.replace_all(line, "[LATENCY] ms"))
         } else {
             line.to_string()
         };

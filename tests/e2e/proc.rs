@@ -404,7 +404,7 @@ fn the_proc_example_passes_its_checks_and_leaves_no_workspace_behind() {
     let table = run_dir.join("proc_calls.parquet").display().to_string();
     let git = duckdb(&format!("SELECT list(argv[2] ORDER BY argv[2]) FROM '{table}' WHERE program = 'git'"));
     assert_eq!(git["rows"][0][0], serde_json::json!(["-c", "-c", "-c", "status"]), "init, add and commit, then status");
-    let report = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+    let report = crate::support::unpadded(&std::fs::read_to_string(run_dir.join("report.md")).expect("report.md"));
     assert!(
         report.contains("| timeout | false | `sh` timed out after 0.5 s and was ended |\n| failure | false |"),
         "{report}"

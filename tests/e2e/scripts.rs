@@ -271,7 +271,7 @@ fn the_retrieval_example_finds_key_facts_and_every_number_traces_to_a_row() {
     ));
     let rows = rates["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 2, "{rates}");
-    let report = std::fs::read_to_string(run_dir.join("report.md")).expect("report.md");
+    let report = crate::support::unpadded(&std::fs::read_to_string(run_dir.join("report.md")).expect("report.md"));
     for row in rows {
         let (profile, prompts, found) =
             (row[0].as_str().expect("profile"), row[1].as_u64().expect("n"), row[2].as_u64().expect("hits"));

@@ -141,6 +141,15 @@ pub fn stable(text: &str, project: &Path) -> String {
     text
 }
 
+/// A Markdown table's text with the padding that lines its columns up taken out (runs of spaces
+/// become one, runs of dashes three), so a test can look for a row by its cells.
+pub fn unpadded(text: &str) -> String {
+    let padding = regex_lite::Regex::new(r" {2,}|-{4,}").expect("a valid pattern");
+    padding
+        .replace_all(text, |found: &regex_lite::Captures<'_>| if found[0].starts_with(' ') { " " } else { "---" })
+        .into_owned()
+}
+
 /// The Python that has DuckDB: `HOST_TEST_PYTHON` (set by `tests/run`), else `python3`.
 fn python() -> String {
     std::env::var("HOST_TEST_PYTHON").unwrap_or_else(|_| "python3".to_string())

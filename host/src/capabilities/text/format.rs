@@ -55,6 +55,17 @@ fn print(rounded: f64, places: usize) -> String {
     if rounded.is_finite() { format!("{rounded:.places$}") } else { rounded.to_string() }
 }
 
+/// `text` as a Markdown code span: in backticks, or, when it holds backticks itself, in a run of
+/// one backtick more than its longest run, with a space inside each end.
+pub fn code(text: &str) -> String {
+    let longest = text.split(|character| character != '`').map(str::len).max().unwrap_or(0);
+    if longest == 0 {
+        return format!("`{text}`");
+    }
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {text} {fence}")
+}
+
 #[cfg(test)]
 #[path = "format_tests.rs"]
 mod tests;

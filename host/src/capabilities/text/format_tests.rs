@@ -168,3 +168,11 @@ fn signed_equals_the_original_where_the_original_printed_a_sign() {
         assert_eq!(signed(Some(value), 2).unwrap(), format!("{sign}{}", original_fixed(value, 2)), "{value}");
     }
 }
+
+#[test]
+fn a_code_span_uses_a_longer_run_of_backticks_than_the_text_holds() {
+    assert_eq!(code("max: 25"), "`max: 25`");
+    assert_eq!(code("a `b` c"), "`` a `b` c ``");
+    assert_eq!(code("``x"), "``` ``x ```");
+    assert_eq!(code(""), "``");
+}

@@ -18,7 +18,7 @@ mod words;
 
 pub use dates::{add_days, day_number};
 pub use facts::{contains_fact, count_facts, facts_in};
-pub use format::{fixed, percent, signed};
+pub use format::{code, fixed, percent, signed};
 pub use quantities::{Quantity, Value, quantities, quantity, unit};
 pub use sentences::{pieces, sentences, squash};
 pub use table::{Align, markdown_table};

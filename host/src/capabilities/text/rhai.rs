@@ -348,6 +348,16 @@ Example: `text::signed(0.25, 2)` is `\"+0.25\"`, `text::signed(-0.001, 2)` is `\
     });
 
     function(
+        "code",
+        &["text: &str", "String"],
+        "
+`text` as a Markdown code span: in backticks, or in a longer run of them when it holds
+backticks itself.
+Example: `text::code(\"max: 25\")` is `` \"`max: 25`\" ``",
+    )
+    .set_into_module(module, |text: &str| -> String { super::code(text) });
+
+    function(
         "join",
         &["items: Array", "separator: &str", "String"],
         "
