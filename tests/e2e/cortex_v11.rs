@@ -244,8 +244,32 @@ fn help_lists_every_flag_with_its_default_and_makes_no_run() {
     ] {
         assert!(run.stdout.contains(line), "missing {line:?} in\n{}", run.stdout);
     }
-    assert_eq!(run.stdout.matches("\n  --").count(), 25, "every flag is listed:\n{}", run.stdout);
+    let config = std::fs::read_to_string(repo_root().join("scripts/lib/cortex/config.rhai")).expect("config.rhai");
+    let declared = config.matches("#{ name: \"").count();
+    assert!(declared > 40, "the declaration holds every setting: {declared}");
+    assert_eq!(run.stdout.matches("\n  --").count(), declared, "every flag is listed:\n{}", run.stdout);
     assert!(!out.path().join("run").exists(), "--help made a run directory");
+}
+
+#[test]
+fn a_scenario_value_that_is_no_setting_is_an_error_naming_it() {
+    let folder = tempfile::tempdir().expect("temporary directory");
+    let text = std::fs::read_to_string(repo_root().join("scenarios/cortex_v11.toml")).expect("scenario");
+    let scenario = folder.path().join("typo.toml");
+    std::fs::write(&scenario, text.replace("top_k = 6", "topk = 6")).expect("write scenario");
+    let out = folder.path().join("run").display().to_string();
+    let scenario = scenario.display().to_string();
+    let run = host_in(&repo_root(), &["run", "scripts/cortex_v11.rhai", "--scenario", &scenario, "--out", &out]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("the scenario sets `openclaw.topk`, which is no setting"), "{}", run.stderr);
+
+    // A local Cortex knob that does not exist is refused by the backend, naming it.
+    std::fs::write(folder.path().join("knob.toml"), text.replace("rrf_k = 60", "rrf = 60")).expect("write scenario");
+    let knob = folder.path().join("knob.toml").display().to_string();
+    let out = folder.path().join("run2").display().to_string();
+    let run = host_in(&repo_root(), &["run", "scripts/cortex_v11.rhai", "--scenario", &knob, "--out", &out]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("local Cortex: unknown setting `rrf`"), "{}", run.stderr);
 }
 
 /// The scenario with Cortex polling intervals a test can wait for.
