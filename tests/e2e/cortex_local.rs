@@ -122,6 +122,7 @@ fn two_runs_of_the_demo_give_identical_hits() {
 
 const TINY_MEMORY: &str = r#"
 import "lib/cortex/local/memory" as cortex_local;
+import "lib/cortex/answer" as answer;
 
 let sessions = [
     #{ id: "a", description: "Week 3, Day 16 — Cache-aside layer", day: 16, date: "2026-01-20", messages: [
@@ -139,16 +140,19 @@ let bare = cortex_local::retrieve(memory, #{ prompt: question });
 let full = cortex_local::retrieve(memory, #{
     id: "E03", category: "F", prompt: question, groundTruth: "300 seconds", keyFacts: ["300"], staleFacts: ["600"],
 });
+let stale = bare.results.filter(|row| row.node_id == "a:1");
+let line = answer::cortex_lines(stale);
 results::write_json("out.json", #{
     bare: bare, full: full, describe: cortex_local::describe(memory), facts: memory.facts,
-    latency_type: type_of(bare.latency_ms),
+    latency_type: type_of(bare.latency_ms), lines: line,
+    own_text_matches_31: text::count_facts(stale[0].content, ["31"]), line_matches_31: text::count_facts(line, ["31"]),
 });
 "#;
 
 fn tiny_memory() -> Value {
     let project = TempProject::new();
-    for module in ["memory", "settings", "facts", "entities", "supersession", "channels", "fusion"] {
-        let path = format!("scripts/lib/cortex/local/{module}.rhai");
+    for module in ["local/memory", "local/settings", "local/facts", "local/entities", "local/supersession", "local/channels", "local/fusion", "answer"] {
+        let path = format!("scripts/lib/cortex/{module}.rhai");
         project.write(&path, &std::fs::read_to_string(repo_root().join(&path)).expect("the library"));
     }
     project.write("scripts/tiny.rhai", TINY_MEMORY);
@@ -168,7 +172,7 @@ fn retrieve_reads_the_question_only_and_answers_in_the_cortex_shape() {
     for result in results {
         let mut keys: Vec<&str> = result.as_object().expect("a map").keys().map(String::as_str).collect();
         keys.sort_unstable();
-        assert_eq!(keys, ["confidence", "content", "node_id", "score", "source", "type"]);
+        assert_eq!(keys, ["confidence", "content", "metadata", "node_id", "score", "source", "type"]);
         assert_eq!(result["type"], json!("FACT"));
     }
     assert_eq!(results[0]["confidence"], json!(1.0));
@@ -205,8 +209,19 @@ fn a_later_value_supersedes_an_earlier_one_and_ranks_above_it() {
     let current = rank("b:2").expect("the current TTL is retrieved");
     let stale = rank("a:1").expect("the stale TTL stays retrievable");
     assert!(current < stale, "{results:?}");
+    assert_eq!(results[stale]["content"], json!("I'd set the cache TTL to 300 seconds."));
     assert_eq!(
-        results[stale]["content"],
-        json!("I'd set the cache TTL to 300 seconds. (superseded on 2026-01-31 by b:2)")
+        results[stale]["metadata"],
+        json!({"superseded_on": "2026-01-31", "superseded_by": ["b:2"], "supersedes": []})
     );
+    assert_eq!(out["lines"], json!("- [0.03] I'd set the cache TTL to 300 seconds. (superseded on 2026-01-31 by b:2)"));
+}
+
+#[test]
+fn key_facts_are_matched_on_a_memorys_own_text_not_on_the_dates_of_its_supersession_note() {
+    // F15, E05, S08 and E06 have key facts such as `15`, `25` and `10`, which matched the dates and
+    // node ids of the note the answer prompt adds ("superseded on 2026-01-31 by b:2").
+    let out = tiny_memory();
+    assert_eq!(out["own_text_matches_31"], json!(0));
+    assert_eq!(out["line_matches_31"], json!(1), "the prompt line still tells the answerer");
 }
