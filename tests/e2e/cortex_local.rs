@@ -151,7 +151,16 @@ results::write_json("out.json", #{
 
 fn tiny_memory() -> Value {
     let project = TempProject::new();
-    for module in ["local/memory", "local/settings", "local/facts", "local/entities", "local/supersession", "local/channels", "local/fusion", "answer"] {
+    for module in [
+        "local/memory",
+        "local/settings",
+        "local/facts",
+        "local/entities",
+        "local/supersession",
+        "local/channels",
+        "local/fusion",
+        "answer",
+    ] {
         let path = format!("scripts/lib/cortex/{module}.rhai");
         project.write(&path, &std::fs::read_to_string(repo_root().join(&path)).expect("the library"));
     }

@@ -316,6 +316,8 @@ fn with_keys_every_role_is_an_llm_and_cortex_is_the_http_api_seeded_and_queried(
             ("ANTHROPIC_API_KEY", None),
             ("CORTEX_BASE_URL", Some(&cortex_url)),
             ("CORTEX_API_KEY", Some("cortex-key-SECRET")),
+            ("LLM_MODEL", None),
+            ("JUDGE_MODEL", Some("judge-from-env")),
         ],
     );
     result.expect_code(0);
@@ -335,7 +337,10 @@ fn with_keys_every_role_is_an_llm_and_cortex_is_the_http_api_seeded_and_queried(
     ));
     assert_eq!(judged["rows"], json!([[300, 300, 1, 1]]), "the fake judge's fenced verdicts all parse");
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
-    assert!(report.contains("answerer `llm:gpt-4o-mini`") && report.contains("judge `llm:gpt-4.1-mini`"), "{report}");
+    // JUDGE_MODEL names the judge's model, as in the original; LLM_MODEL unset keeps the default.
+    assert!(report.contains("answerer `llm:gpt-4o-mini`") && report.contains("judge `llm:judge-from-env`"), "{report}");
+    let models = duckdb(&format!("SELECT DISTINCT model FROM '{}' WHERE role = 'judge'", table(&run, "llm_calls")));
+    assert_eq!(models["rows"], json!([["judge-from-env"]]));
     assert!(!report.contains("Invalid run"));
     for file in ["report.md", "results.json", "manifest.json", "run.log"] {
         let text = std::fs::read_to_string(run.join(file)).expect(file);
@@ -439,4 +444,24 @@ results::append_all("judgments", judge::passes(items, "llm:fake-judge", 1, 0.0, 
     ));
     assert_eq!(rows["rows"], json!([["failing", false, null, true], ["retried", true, 1, false]]));
     assert_eq!(llm.seen().len(), 4, "one retry each, no more");
+}
+
+#[test]
+fn the_namespace_and_its_suffix_come_from_the_originals_variables_normalised_as_it_did() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let run = out.path().join("run");
+    let run_text = run.display().to_string();
+    host_in_with(
+        &repo_root(),
+        &["run", "scripts/cortex_v11.rhai", "--out", &run_text, "--", "--dry-run"],
+        &[
+            ("LLM_API_KEY", None),
+            ("BENCHMARK_NAMESPACE", Some("team-bench")),
+            ("BENCHMARK_NAMESPACE_SUFFIX", Some("  run #5 / a. ")),
+        ],
+    )
+    .expect_code(0);
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json")).expect("JSON");
+    assert_eq!(results["config"]["namespace"], "team-bench-run-5-a");
 }

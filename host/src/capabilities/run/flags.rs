@@ -1,7 +1,8 @@
 //! Declared script flags: a script says once which flags it takes (name, type, default, where the
 //! scenario may set it, allowed values, help), and [`resolve`] checks the run's arguments against
-//! that declaration and returns every flag's value: the command line's, else the scenario's,
-//! else the default. `--help` gives the help text instead. Pure: no I/O, no Rhai.
+//! that declaration and returns every flag's value: the command line's, else the environment
+//! variable's it names, else the scenario's, else the default. `--help` gives the help text
+//! instead. Pure: no I/O (the environment comes in as a lookup), no Rhai.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -25,6 +26,10 @@ pub struct FlagSpec {
     /// A dotted path in the scenario (`verify.model`) whose value replaces the default.
     #[serde(default)]
     pub scenario: Option<String>,
+    /// An environment variable (`LLM_MODEL`) whose value, when set and not empty, wins over the
+    /// scenario and the default (the command line still wins over it).
+    #[serde(default)]
+    pub env: Option<String>,
     pub help: String,
 }
 
@@ -79,11 +84,16 @@ fn dashed(name: &str) -> String {
     name.replace('_', "-")
 }
 
-/// Checks `args` (the parsed script arguments) against `specs`; `scenario` supplies values named
-/// by `scenario` paths; `script` is how help and hints name the script.
+/// An environment lookup: a variable's value, `None` when unset or empty.
+pub type Environment<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Checks `args` (the parsed script arguments) against `specs`; `env` supplies values named by
+/// `env` fields, `scenario` those named by `scenario` paths; `script` is how help and hints name
+/// the script.
 pub fn resolve(
     specs: &[FlagSpec],
     args: &Value,
+    env: Environment<'_>,
     scenario: Option<&Value>,
     script: &str,
 ) -> Result<Resolved, FlagsError> {
@@ -101,9 +111,11 @@ pub fn resolve(
     let mut values = Map::new();
     for (spec, key) in specs.iter().zip(&keys) {
         let flag = dashed(key);
-        let value = match given.get(key) {
-            Some(value) => convert(spec.kind, value, &flag)?,
-            None => match scenario_value(spec, scenario) {
+        let from_env = spec.env.as_deref().and_then(env);
+        let value = match (given.get(key), from_env) {
+            (Some(value), _) => convert(spec.kind, value, &flag)?,
+            (None, Some(text)) => from_text(spec.kind, &text, &flag)?,
+            (None, None) => match scenario_value(spec, scenario) {
                 Some(value) => convert(spec.kind, &value, &flag)?,
                 None if spec.required => {
                     return Err(FlagsError::Missing { flag, help: spec.help.clone(), script: script.to_string() });
@@ -168,6 +180,31 @@ fn convert(kind: FlagType, value: &Value, flag: &str) -> Result<Value, FlagsErro
     }
 }
 
+/// An environment variable's text as the flag's type: numbers and `true`/`false` are parsed, a
+/// list is split at commas.
+fn from_text(kind: FlagType, text: &str, flag: &str) -> Result<Value, FlagsError> {
+    let wrong = || FlagsError::Type { flag: flag.to_string(), expected: kind.name(), got: text.to_string() };
+    match kind {
+        FlagType::String => Ok(Value::String(text.to_string())),
+        FlagType::Int => text.trim().parse::<i64>().map(Value::from).map_err(|_| wrong()),
+        FlagType::Float => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(|number| serde_json::Number::from_f64(number))
+            .map(Value::Number)
+            .ok_or_else(wrong),
+        FlagType::Bool => match text.trim() {
+            "true" | "1" => Ok(Value::Bool(true)),
+            "false" | "0" => Ok(Value::Bool(false)),
+            _ => Err(wrong()),
+        },
+        FlagType::List => {
+            Ok(Value::Array(text.split(',').map(|item| Value::String(item.trim().to_string())).collect()))
+        }
+    }
+}
+
 /// A value as a person typed it: text without quotes.
 fn plain(value: &Value) -> String {
     match value {
@@ -193,6 +230,9 @@ pub fn help(specs: &[FlagSpec], scenario: Option<&Value>, script: &str) -> Strin
             notes.push(format!("default: {} (from the scenario)", plain(&value)));
         } else if !spec.default_value.is_null() {
             notes.push(format!("default: {}", plain(&spec.default_value)));
+        }
+        if let Some(variable) = &spec.env {
+            notes.push(format!("env: {variable}"));
         }
         if !spec.allowed.is_empty() {
             notes.push(format!("one of: {}", spec.allowed.iter().map(plain).collect::<Vec<_>>().join(", ")));
@@ -224,10 +264,38 @@ mod tests {
     }
 
     fn resolved(args: Value, scenario: Option<&Value>) -> Result<Value, FlagsError> {
-        match resolve(&specs(), &args, scenario, "scripts/x.rhai")? {
+        match resolve(&specs(), &args, &|_| None, scenario, "scripts/x.rhai")? {
             Resolved::Values(values) => Ok(values),
             Resolved::Help(text) => panic!("unexpected help: {text}"),
         }
+    }
+
+    #[test]
+    fn an_environment_variable_wins_over_the_scenario_but_not_over_the_command_line() {
+        let specs: Vec<FlagSpec> = serde_json::from_value(json!([
+            {"name": "model", "env": "LLM_MODEL", "scenario": "roles.model", "default_value": "gpt-4o-mini", "help": "m"},
+            {"name": "passes", "type": "int", "env": "PASSES", "default_value": 1, "help": "p"},
+        ]))
+        .expect("specs");
+        let scenario = json!({"roles": {"model": "from-scenario"}});
+        let env = |name: &str| match name {
+            "LLM_MODEL" => Some("from-env".to_string()),
+            "PASSES" => Some("3".to_string()),
+            _ => None,
+        };
+        let values = |args: Value| match resolve(&specs, &args, &env, Some(&scenario), "scripts/x.rhai") {
+            Ok(Resolved::Values(values)) => values,
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(values(json!({})), json!({"model": "from-env", "passes": 3}));
+        assert_eq!(values(json!({"model": "given"}))["model"], json!("given"));
+        let typo = |_: &str| Some("three".to_string());
+        assert_eq!(
+            resolve(&specs, &json!({}), &typo, None, "scripts/x.rhai"),
+            Err(FlagsError::Type { flag: "passes".into(), expected: "an integer", got: "three".into() })
+        );
+        let help = help(&specs, Some(&scenario), "scripts/x.rhai");
+        assert!(help.contains("[default: from-scenario (from the scenario); env: LLM_MODEL]"), "{help}");
     }
 
     #[test]
@@ -269,7 +337,8 @@ mod tests {
     #[test]
     fn help_lists_every_flag_with_its_default_or_the_scenarios() {
         let scenario = json!({"verify": {"model": "gpt-5.3-codex"}});
-        let Ok(Resolved::Help(text)) = resolve(&specs(), &json!({"help": true}), Some(&scenario), "scripts/x.rhai")
+        let Ok(Resolved::Help(text)) =
+            resolve(&specs(), &json!({"help": true}), &|_| None, Some(&scenario), "scripts/x.rhai")
         else {
             panic!("help expected");
         };

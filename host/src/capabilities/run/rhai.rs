@@ -58,7 +58,8 @@ Declares the script's flags and returns their values: the command line's, else t
 else the default. Each entry: `name` (`model` or `scenario-id`; the value's key uses `_`),
 `type` (`string`, `int`, `float`, `bool`, `list`: repeatable), `default_value`, `required`,
 `allowed` (the only values accepted), `scenario` (a dotted path in the scenario, such as
-`verify.model`, that replaces the default), `help`. An unknown flag, a missing required one, a
+`verify.model`, that replaces the default), `env` (an environment variable that wins over the
+scenario and the default), `help`. An unknown flag, a missing required one, a
 value of the wrong type or one not allowed is an error naming the flag.
 `host run SCRIPT -- --help` prints the flags with their defaults and runs nothing else.
 Example: `let flags = run::flags([#{ name: \"provider\", required: true, help: \"the model provider\" }, #{ name: \"repetitions\", type: \"int\", default_value: 1, help: \"runs per scenario\" }]);`",
@@ -74,7 +75,8 @@ Example: `let flags = run::flags([#{ name: \"provider\", required: true, help: \
             specs.push(spec);
         }
         flags::check_declaration(&specs).map_err(|error| script_error(&context, &error))?;
-        match flags::resolve(&specs, &info.args, info.scenario.as_ref(), &info.script) {
+        let env = |name: &str| std::env::var(name).ok().map(|value| value.trim().to_string()).filter(|value| !value.is_empty());
+        match flags::resolve(&specs, &info.args, &env, info.scenario.as_ref(), &info.script) {
             Ok(Resolved::Values(values)) => rhai::serde::to_dynamic(values),
             Ok(Resolved::Help(text)) => {
                 print!("{text}");
