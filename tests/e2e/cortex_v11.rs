@@ -372,6 +372,20 @@ fn a_run_where_more_than_5_percent_of_cortex_calls_fail_is_marked_invalid() {
     assert!(report.contains("**Invalid run:** 8.0% of Cortex calls failed"), "{report}");
     let valid = duckdb(&format!("SELECT value FROM '{}' WHERE metric = 'run_valid'", table(&run, "summary")));
     assert_eq!(valid["rows"], json!([[0.0]]));
+
+    // Latency percentiles and their count are over the 46 successful calls, as in the original;
+    // the 4 failures stand beside them.
+    let latency = duckdb(&format!(
+        "SELECT metric, n FROM '{}' WHERE metric IN ('cortex_latency_p50_ms', 'cortex_calls_failed') ORDER BY metric",
+        table(&run, "summary")
+    ));
+    assert_eq!(latency["rows"], json!([["cortex_calls_failed", 4], ["cortex_latency_p50_ms", 46]]));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json")).expect("JSON");
+    assert_eq!(
+        (results["latency"]["cortex"]["count"].as_i64(), results["latency"]["cortex"]["failed"].as_i64()),
+        (Some(46), Some(4))
+    );
 }
 
 #[test]
