@@ -479,3 +479,23 @@ fn the_namespace_and_its_suffix_come_from_the_originals_variables_normalised_as_
         serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json")).expect("JSON");
     assert_eq!(results["config"]["namespace"], "team-bench-run-5-a");
 }
+
+#[test]
+fn a_failed_judge_pass_is_left_out_by_default_and_unmeasures_the_answer_as_in_the_original_when_asked() {
+    let project = crate::support::TempProject::new();
+    let source = std::fs::read_to_string(repo_root().join("scripts/lib/cortex/judge.rhai")).expect("library");
+    project.write("scripts/lib/cortex/judge.rhai", &source);
+    project.write(
+        "scripts/failures.rhai",
+        r#"import "lib/cortex/judge" as judge;
+let rows = [#{ ok: true, score: 3 }, #{ ok: false, score: () }, #{ ok: true, score: 2 }];
+results::write_json("out.json", #{
+    dropped: judge::record_score(rows, "mean", "drop"), nulled: judge::record_score(rows, "mean", "null"),
+    clean: judge::record_score([#{ ok: true, score: 1 }], "mean", "null"),
+});
+"#,
+    );
+    project.host(&["run", "scripts/failures.rhai", "--run-id", "f"]).expect_code(0);
+    let out: Value = serde_json::from_str(&project.read("runs/failures/f/out.json")).expect("JSON");
+    assert_eq!(out, json!({"dropped": 2.5, "nulled": null, "clean": 1.0}));
+}
