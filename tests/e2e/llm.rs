@@ -401,3 +401,16 @@ fn a_corrupt_cache_entry_is_called_again_and_rewritten() {
     assert_eq!(replayed.text, recorded.text);
     assert_eq!(server.seen().len(), 2);
 }
+
+#[test]
+fn another_base_url_with_the_same_model_never_replays_the_first_servers_answers() {
+    let first = FakeLlm::start();
+    let second = FakeLlm::start();
+    let project = batch_project();
+    run_batch(&project, &first, "first", &[]).expect_code(0);
+    assert_eq!(first.seen().len(), 200);
+    run_batch(&project, &second, "second", &[]).expect_code(0);
+    assert_eq!(second.seen().len(), 200, "the second server answers every request itself");
+    run_batch(&project, &first, "again", &[]).expect_code(0);
+    assert_eq!(first.seen().len(), 200, "the first server's answers are still replayed for it");
+}

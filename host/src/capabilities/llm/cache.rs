@@ -1,6 +1,7 @@
-//! Record/replay: every answer is stored under the fingerprint of its request (provider, model,
-//! messages, sampling, caller key), so a rerun gets identical answers without a request, an
-//! interrupted run resumes where it stopped, and `--offline` replays a recorded run exactly.
+//! Record/replay: every answer is stored under the key of its request (provider, model,
+//! messages, sampling, caller key, and the base URL of the server that answers it), so a rerun
+//! gets identical answers without a request, an interrupted run resumes where it stopped, and
+//! `--offline` replays a recorded run exactly.
 //!
 //! Entries are written atomically (temporary file, then rename); an entry that does not parse is
 //! reported once, then treated as a miss and rewritten. API keys are never part of an entry.
@@ -10,7 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ChatRequest, ChatResponse, ErrorKind, Llm, LlmError};
+use super::{ChatRequest, ChatResponse, ErrorKind, Llm, LlmConfig, LlmError, Route};
 use crate::capabilities::log::{Level, Log};
 
 /// How the cache is used.
@@ -36,12 +37,14 @@ pub struct CachedLlm {
     inner: Arc<dyn Llm>,
     dir: PathBuf,
     mode: CacheMode,
+    /// Where each request would go: its server's base URL is part of the key.
+    config: LlmConfig,
     log: Arc<dyn Log>,
 }
 
 impl CachedLlm {
-    pub fn new(inner: Arc<dyn Llm>, dir: &Path, mode: CacheMode, log: Arc<dyn Log>) -> Self {
-        CachedLlm { inner, dir: dir.to_path_buf(), mode, log }
+    pub fn new(inner: Arc<dyn Llm>, dir: &Path, mode: CacheMode, config: LlmConfig, log: Arc<dyn Log>) -> Self {
+        CachedLlm { inner, dir: dir.to_path_buf(), mode, config, log }
     }
 
     fn path(&self, fingerprint: &str) -> PathBuf {
@@ -83,7 +86,8 @@ impl Llm for CachedLlm {
         if self.mode == CacheMode::Off {
             return self.inner.chat(request).await;
         }
-        let path = self.path(&request.fingerprint());
+        let base_url = &Route::of(&request).endpoint(&self.config).base_url;
+        let path = self.path(&request.cache_key(base_url));
         if let Some(response) = self.lookup(&path) {
             return Ok(ChatResponse { cached: true, retries: 0, ..response });
         }

@@ -32,7 +32,7 @@ pub use metered::MeteredLlm;
 pub use openai::OpenAiLlm;
 pub use pricing::{Price, Pricing};
 pub use retry::{RetryPolicy, RetryingLlm};
-pub use router::ProviderRouter;
+pub use router::{ProviderRouter, Route};
 
 /// Defaults from the original benchmark's generic LLM call.
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
@@ -84,6 +84,13 @@ impl ChatRequest {
             "max_tokens": self.max_tokens,
             "key": self.key,
         });
+        hex::encode(Sha256::digest(identity.to_string().as_bytes()))
+    }
+
+    /// The record/replay key: [`Self::fingerprint`] and the base URL of the server that answers,
+    /// so that pointing `LLM_BASE_URL` at another server never replays the first one's answers.
+    pub fn cache_key(&self, base_url: &str) -> String {
+        let identity = serde_json::json!({ "fingerprint": self.fingerprint(), "base_url": base_url });
         hex::encode(Sha256::digest(identity.to_string().as_bytes()))
     }
 
@@ -154,6 +161,7 @@ pub fn stack(
     let router: Arc<dyn Llm> = Arc::new(ProviderRouter::new(&config, client));
     let retrying: Arc<dyn Llm> = Arc::new(RetryingLlm::new(router, settings.retry));
     let limited: Arc<dyn Llm> = Arc::new(LimitedLlm::new(retrying, settings.limits));
-    let cached: Arc<dyn Llm> = Arc::new(CachedLlm::new(limited, &settings.cache_dir, settings.cache_mode, log.clone()));
+    let cached: Arc<dyn Llm> =
+        Arc::new(CachedLlm::new(limited, &settings.cache_dir, settings.cache_mode, config.clone(), log.clone()));
     Ok(Arc::new(MeteredLlm::new(cached, config, settings.pricing.clone(), settings.max_cost, results, log)))
 }

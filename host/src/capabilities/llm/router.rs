@@ -1,5 +1,6 @@
 //! Sends a normalised request to the provider its model names.
 
+use super::config::Endpoint;
 use super::{AnthropicLlm, ChatRequest, ChatResponse, Llm, LlmConfig, LlmError, OpenAiLlm};
 
 /// The bottom of the stack: one backend per endpoint.
@@ -20,13 +21,42 @@ impl ProviderRouter {
     }
 }
 
+/// Which endpoint serves a normalised request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `LLM_*`: the OpenAI-compatible server.
+    Llm,
+    /// `JUDGE_*`: the judge's server.
+    Judge,
+    /// `ANTHROPIC_*`, for `anthropic:` models.
+    Anthropic,
+}
+
+impl Route {
+    pub fn of(request: &ChatRequest) -> Route {
+        match (request.provider_and_model().0, request.role.as_deref()) {
+            ("anthropic", _) => Route::Anthropic,
+            (_, Some("judge")) => Route::Judge,
+            _ => Route::Llm,
+        }
+    }
+
+    pub fn endpoint(self, config: &LlmConfig) -> &Endpoint {
+        match self {
+            Route::Llm => &config.llm,
+            Route::Judge => &config.judge,
+            Route::Anthropic => &config.anthropic,
+        }
+    }
+}
+
 #[async_trait::async_trait]
 impl Llm for ProviderRouter {
     async fn chat(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
-        match (request.provider_and_model().0, request.role.as_deref()) {
-            ("anthropic", _) => self.anthropic.chat(request).await,
-            (_, Some("judge")) => self.judge.chat(request).await,
-            _ => self.llm.chat(request).await,
+        match Route::of(&request) {
+            Route::Anthropic => self.anthropic.chat(request).await,
+            Route::Judge => self.judge.chat(request).await,
+            Route::Llm => self.llm.chat(request).await,
         }
     }
 }
