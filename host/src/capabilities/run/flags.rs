@@ -187,13 +187,9 @@ fn from_text(kind: FlagType, text: &str, flag: &str) -> Result<Value, FlagsError
     match kind {
         FlagType::String => Ok(Value::String(text.to_string())),
         FlagType::Int => text.trim().parse::<i64>().map(Value::from).map_err(|_| wrong()),
-        FlagType::Float => text
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .and_then(|number| serde_json::Number::from_f64(number))
-            .map(Value::Number)
-            .ok_or_else(wrong),
+        FlagType::Float => {
+            text.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number).ok_or_else(wrong)
+        }
         FlagType::Bool => match text.trim() {
             "true" | "1" => Ok(Value::Bool(true)),
             "false" | "0" => Ok(Value::Bool(false)),
