@@ -62,6 +62,10 @@ pub struct LinearFusionOptions {
     pub keyword_normalization: Normalization,
     /// Keep only the first `pool_size` entries of each leg before fusing; `None` fuses whole legs.
     pub pool_size: Option<usize>,
+    /// Rank every document in the keyword leg, those that match no query term too (after the
+    /// matching ones, in corpus order), so each gets `1/(1 + rank)` as in the original benchmark;
+    /// `false` leaves them out of the leg (a keyword contribution of 0).
+    pub rank_every_document: bool,
 }
 
 impl Default for LinearFusionOptions {
@@ -72,6 +76,7 @@ impl Default for LinearFusionOptions {
             vector_normalization: Normalization::None,
             keyword_normalization: Normalization::Rank,
             pool_size: None,
+            rank_every_document: true,
         }
     }
 }

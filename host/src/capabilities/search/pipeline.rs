@@ -82,7 +82,10 @@ pub fn query(
         Fusion::Linear => options.linear.pool_size,
         Fusion::Rrf => options.rrf.pool_size,
     };
-    let keyword = corpus.keyword(text, &options.keyword, pool)?;
+    let mut keyword = corpus.keyword(text, &options.keyword, pool)?;
+    if options.fusion == Fusion::Linear && options.linear.rank_every_document {
+        keyword = with_every_document(keyword, corpus.len());
+    }
     let vector_leg: Vec<LegHit> = match (vector, corpus.has_vectors()) {
         (Some(query), true) if query.iter().any(|value| *value != 0.0) => corpus
             .nearest(query, pool)?
@@ -121,6 +124,15 @@ pub fn query(
     Ok(selected.into_iter().map(|hit| to_hit(corpus, hit)).collect())
 }
 
+/// The keyword leg followed by every document it does not hold, in corpus order, with score 0:
+/// the original benchmark sorts all documents by BM25 (a stable sort, so zero-score documents
+/// keep their order) and ranks them all.
+fn with_every_document(mut leg: Vec<LegHit>, documents: usize) -> Vec<LegHit> {
+    let present: std::collections::HashSet<usize> = leg.iter().map(|hit| hit.doc).collect();
+    leg.extend((0..documents).filter(|doc| !present.contains(doc)).map(|doc| LegHit { doc, score: 0.0 }));
+    leg
+}
+
 fn rerank(corpus: &Corpus, fused: Vec<FusedHit>, step: &MmrStep) -> Result<Vec<FusedHit>, SearchError> {
     let scores: Vec<f64> = fused.iter().map(|hit| hit.score).collect();
     let options = MmrOptions { lambda: step.lambda, normalize_relevance: step.normalize_relevance, limit: None };
@@ -146,4 +158,44 @@ fn rerank(corpus: &Corpus, fused: Vec<FusedHit>, step: &MmrStep) -> Result<Vec<F
 fn to_hit(corpus: &Corpus, hit: FusedHit) -> Hit {
     let id = corpus.document(hit.doc).map(|document| document.id.clone()).unwrap_or_default();
     Hit { doc: hit.doc, id, score: hit.score, vector: hit.vector, keyword: hit.keyword }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capabilities::search::corpus::Document;
+
+    fn document(id: &str, text: &str, vector: [f32; 2]) -> Document {
+        Document {
+            id: id.into(),
+            text: text.into(),
+            vector: Some(vector.to_vec()),
+            age_days: None,
+            meta: Default::default(),
+        }
+    }
+
+    /// A note that shares no word with the query still has a BM25 rank in the original benchmark,
+    /// after the matching notes and in corpus order, and so a keyword share of `1/(1 + rank)`.
+    #[test]
+    fn linear_fusion_ranks_documents_that_match_no_query_term_as_the_original_did() {
+        let corpus = Corpus::new(vec![
+            document("a", "nothing in common", [1.0, 0.0]),
+            document("b", "the cache ttl is 600 seconds", [0.0, 1.0]),
+            document("c", "still nothing here", [1.0, 0.0]),
+        ])
+        .expect("corpus");
+        let options = QueryOptions { fusion: Fusion::Linear, limit: Some(3), ..QueryOptions::default() };
+        let hits = query(&corpus, "cache ttl", Some(&[1.0, 0.0]), &options).expect("query");
+        let keyword =
+            |id: &str| hits.iter().find(|hit| hit.id == id).and_then(|hit| hit.keyword).map(|leg| leg.normalized);
+        assert_eq!((keyword("b"), keyword("a"), keyword("c")), (Some(1.0), Some(0.5), Some(1.0 / 3.0)));
+
+        let left_out = QueryOptions {
+            linear: LinearFusionOptions { rank_every_document: false, ..LinearFusionOptions::default() },
+            ..options
+        };
+        let hits = query(&corpus, "cache ttl", Some(&[1.0, 0.0]), &left_out).expect("query");
+        assert_eq!(hits.iter().find(|hit| hit.id == "a").and_then(|hit| hit.keyword), None);
+    }
 }
