@@ -94,6 +94,20 @@ fn the_offline_run_reports_both_conditions_and_the_control_from_summary_rows_and
         ]
     );
 
+    // The per-prompt table shows each prompt's judged score in every condition.
+    let f03 = duckdb(&format!(
+        "SELECT list(printf('%.2f', score::DOUBLE) ORDER BY CASE condition WHEN 'openclaw' THEN 0 WHEN 'openclaw+cortex' THEN 1 ELSE 2 END) FROM '{}' WHERE prompt = 'F03'",
+        table(&first, "judgments")
+    ));
+    let cells = f03["rows"][0][0]
+        .as_array()
+        .expect("scores")
+        .iter()
+        .map(|score| score.as_str().expect("text").to_string())
+        .collect::<Vec<_>>();
+    let row = format!("| F03 | F | {} |", cells.join(" | "));
+    assert!(crate::support::unpadded(&report).contains(&row), "no per-prompt row {row}");
+
     let counts = duckdb(&format!(
         "SELECT (SELECT count(*) FROM '{}'), (SELECT count(*) FROM '{}'), (SELECT count(*) FROM '{}'), (SELECT count(*) FROM '{}'), (SELECT count(DISTINCT prompt) FROM '{}' WHERE system = 'cortex')",
         table(&first, "prompts"),
