@@ -130,6 +130,23 @@ fn the_offline_run_reports_both_conditions_and_the_control_from_summary_rows_and
             .expect("JSON");
     assert_eq!(results["retrievals"].as_array().map(Vec::len), Some(50));
     assert_eq!(results["judgments"][0]["condition"], "compacted", "the original's condition names");
+    // Field for field with the original's V1.1 file: its two conditions of trial 1 in `answers` and
+    // `judgments` (a rationale each, `passScores` only with several passes), ours under `benchmark`.
+    let conditions: std::collections::BTreeSet<&str> = results["answers"]
+        .as_array()
+        .expect("answers")
+        .iter()
+        .map(|a| a["condition"].as_str().expect("condition"))
+        .collect();
+    assert_eq!(conditions, ["compacted", "cortex"].into_iter().collect());
+    assert_eq!(results["judgments"].as_array().map(Vec::len), Some(100));
+    assert!(results["judgments"][0]["rationale"].is_string() && results["judgments"][0].get("passScores").is_none());
+    for field in ["namespaceBase", "namespaceSuffix", "gitCommit", "ocChunkCount", "cortexQueryTypeMapping", "llmModel"]
+    {
+        assert!(results["config"].get(field).is_some(), "config lacks {field}");
+    }
+    assert_eq!(results["config"]["ocChunkCount"], 44);
+    assert_eq!(results["benchmark"]["answers"].as_array().map(Vec::len), Some(50), "the budget control's answers");
 
     // A second run (now with warm embedding caches) writes the same tables, row for row.
     let second_out = tempfile::tempdir().expect("temporary directory");
@@ -355,6 +372,13 @@ fn with_keys_every_role_is_an_llm_and_cortex_is_the_http_api_seeded_and_queried(
     assert!(report.contains("answerer `llm:gpt-4o-mini`") && report.contains("judge `llm:judge-from-env`"), "{report}");
     let models = duckdb(&format!("SELECT DISTINCT model FROM '{}' WHERE role = 'judge'", table(&run, "llm_calls")));
     assert_eq!(models["rows"], json!([["judge-from-env"]]));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json")).expect("JSON");
+    assert_eq!(
+        (results["config"]["llmModel"].as_str(), results["config"]["judgeModel"].as_str()),
+        (Some("gpt-4o-mini"), Some("judge-from-env"))
+    );
+    assert_eq!(results["judgments"][0]["passScores"].as_array().map(Vec::len), Some(2), "two passes are listed");
     assert!(!report.contains("Invalid run"));
     for file in ["report.md", "results.json", "manifest.json", "run.log"] {
         let text = std::fs::read_to_string(run.join(file)).expect(file);
@@ -397,7 +421,7 @@ fn a_run_where_more_than_5_percent_of_cortex_calls_fail_is_marked_invalid() {
     let results: Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json")).expect("JSON");
     assert_eq!(
-        (results["latency"]["cortex"]["count"].as_i64(), results["latency"]["cortex"]["failed"].as_i64()),
+        (results["latency"]["cortex"]["count"].as_i64(), results["benchmark"]["cortexCallsFailed"].as_i64()),
         (Some(46), Some(4))
     );
 }

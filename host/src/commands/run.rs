@@ -58,6 +58,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let parsed_args = parse_script_args(&args.script_args);
     let runs = project.root.join("runs");
     let staging = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let git = GitState::of(&project.root);
     let info = |dir: &Path| RunInfo {
         id: run_id.clone(),
         script: shown.clone(),
@@ -66,6 +67,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         args: parsed_args.clone(),
         argv: args.script_args.clone(),
         scenario: scenario.as_ref().map(|(value, _)| value.clone()),
+        git: git.clone(),
     };
     let limits = Limits { max_operations: args.max_operations, ..Limits::default() };
     let llm_settings = super::llm_settings(&args.llm)?;
@@ -119,7 +121,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         &run_id,
         &experiment,
         FileRecord { path: shown.clone(), sha256: sha256_hex(text.as_bytes()) },
-        GitState::of(&project.root),
+        git.clone(),
     );
     manifest.scenario = scenario.map(|(_, record)| record);
     manifest.arguments.raw = args.script_args.clone();

@@ -180,6 +180,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         args: serde_json::json!({}),
         argv: Vec::new(),
         scenario: None,
+        git: None,
     };
     let mut capabilities = capabilities(&parts, results, info)?;
     capabilities.http = Arc::new(OfflineHttp);

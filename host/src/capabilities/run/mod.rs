@@ -29,4 +29,6 @@ pub struct RunInfo {
     pub argv: Vec<String>,
     /// The scenario TOML as a JSON object, if one was given or found.
     pub scenario: Option<Value>,
+    /// The project's git commit and whether the tree had changes, as the manifest records them.
+    pub git: Option<crate::run::GitState>,
 }

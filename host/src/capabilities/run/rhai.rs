@@ -87,6 +87,27 @@ Example: `let flags = run::flags([#{ name: \"provider\", required: true, help: \
     });
 
     let info = run.clone();
+    function(
+        "git",
+        &["Dynamic"],
+        "
+The project's git state as the manifest records it: `#{ commit, dirty }` (the full commit id,
+and whether tracked files had changes), or `()` outside a git repository.
+Example: `let commit = run::git()?.commit ?? \"unknown\";`",
+    )
+    .set_into_module(&mut module, move || -> Dynamic {
+        match &info.git {
+            Some(git) => {
+                let mut map = rhai::Map::new();
+                map.insert("commit".into(), git.commit.clone().into());
+                map.insert("dirty".into(), git.dirty.into());
+                map.into()
+            }
+            None => Dynamic::UNIT,
+        }
+    });
+
+    let info = run.clone();
     function("argv", &["Array"], "The script arguments exactly as given; the same list as the constant `ARGV`.\nExample: `for token in run::argv() { print(token); }`")
         .set_into_module(&mut module, move || -> Array { info.argv.iter().cloned().map(Dynamic::from).collect() });
 
