@@ -151,19 +151,16 @@ results::write_json("out.json", #{
 
 fn tiny_memory() -> Value {
     let project = TempProject::new();
-    for module in [
-        "local/memory",
-        "local/settings",
-        "local/facts",
-        "local/entities",
-        "local/supersession",
-        "local/channels",
-        "local/fusion",
-        "answer",
-    ] {
-        let path = format!("scripts/lib/cortex/{module}.rhai");
-        project.write(&path, &std::fs::read_to_string(repo_root().join(&path)).expect("the library"));
-    }
+    project.with_libraries(&[
+        "cortex/local/memory",
+        "cortex/local/settings",
+        "cortex/local/facts",
+        "cortex/local/entities",
+        "cortex/local/supersession",
+        "cortex/local/channels",
+        "cortex/local/fusion",
+        "cortex/answer",
+    ]);
     project.write("scripts/tiny.rhai", TINY_MEMORY);
     project.host(&["run", "scripts/tiny.rhai", "--run-id", "t"]).expect_code(0);
     serde_json::from_str(&project.read("runs/tiny/t/out.json")).expect("JSON")

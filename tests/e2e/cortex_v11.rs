@@ -472,8 +472,7 @@ fn an_unparsable_verdict_is_asked_for_once_more_and_then_counted_as_a_failed_pas
     llm.fail(retried, vec![Fault::Reply("I think it deserves a 3.".into())]);
     llm.fail(failing, vec![Fault::Reply("no verdict".into()), Fault::Reply("still none".into())]);
     let project = crate::support::TempProject::new();
-    let source = std::fs::read_to_string(repo_root().join("scripts/lib/cortex/judge.rhai")).expect("library");
-    project.write("scripts/lib/cortex/judge.rhai", &source);
+    project.with_libraries(&["cortex/judge"]);
     project.write(
         "scripts/judge_twice.rhai",
         r#"import "lib/cortex/judge" as judge;
@@ -521,8 +520,7 @@ fn the_namespace_and_its_suffix_come_from_the_originals_variables_normalised_as_
 #[test]
 fn a_failed_judge_pass_is_left_out_by_default_and_unmeasures_the_answer_as_in_the_original_when_asked() {
     let project = crate::support::TempProject::new();
-    let source = std::fs::read_to_string(repo_root().join("scripts/lib/cortex/judge.rhai")).expect("library");
-    project.write("scripts/lib/cortex/judge.rhai", &source);
+    project.with_libraries(&["cortex/judge"]);
     project.write(
         "scripts/failures.rhai",
         r#"import "lib/cortex/judge" as judge;

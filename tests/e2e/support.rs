@@ -35,6 +35,15 @@ impl TempProject {
         self
     }
 
+    /// Copies the shipped script modules `scripts/lib/<name>.rhai` into the project.
+    pub fn with_libraries(&self, names: &[&str]) -> &Self {
+        for name in names {
+            let path = format!("scripts/lib/{name}.rhai");
+            self.write(&path, &std::fs::read_to_string(repo_root().join(&path)).expect("a shipped module"));
+        }
+        self
+    }
+
     /// Runs `host` with `args` in the project folder.
     pub fn host(&self, args: &[&str]) -> Run {
         host_in(self.dir.path(), args)
