@@ -535,3 +535,34 @@ results::write_json("out.json", #{
     let out: Value = serde_json::from_str(&project.read("runs/failures/f/out.json")).expect("JSON");
     assert_eq!(out, json!({"dropped": 2.5, "nulled": null, "clean": 1.0}));
 }
+
+#[test]
+fn the_ubundi_simulation_embeds_with_the_originals_remote_model_when_a_key_is_set_and_local_when_asked() {
+    let llm = crate::fake_llm::FakeLlm::start();
+    let folder = tempfile::tempdir().expect("temporary directory");
+    let openai = llm.openai_base();
+    let run_with = |name: &str, extra: &[&str]| {
+        let run = folder.path().join(name);
+        let run_text = run.display().to_string();
+        let mut args = vec!["run", "scripts/cortex_v11.rhai", "--out", &run_text, "--", "--profile", "ubundi"];
+        args.extend_from_slice(&["--roles", "extractor=builtin,compactor=builtin,answerer=builtin,judge=builtin"]);
+        args.extend_from_slice(extra);
+        let env = [("LLM_API_KEY", Some("llm-key")), ("LLM_BASE_URL", Some(openai.as_str())), ("OC_EMBED_MODEL", None)];
+        host_in_with(&repo_root(), &args, &env).expect_code(0);
+        let results: Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json")).expect("JSON");
+        let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+        (results["config"]["ocEmbedModel"].clone(), report)
+    };
+
+    let (model, report) = run_with("remote", &[]);
+    assert_eq!(model, "text-embedding-3-small");
+    assert!(report.contains("(embeddings `openai:text-embedding-3-small`)"), "{report}");
+    let embedded = llm.seen().iter().filter(|seen| seen.path == "/v1/embeddings").count();
+    assert!(embedded > 0, "the notes and the prompts were embedded remotely");
+
+    let (model, report) = run_with("local", &["--embed-model", "local"]);
+    assert_eq!(model, "sentence-transformers/all-MiniLM-L6-v2");
+    assert!(report.contains("(embeddings `sentence-transformers/all-MiniLM-L6-v2`)"), "{report}");
+    assert_eq!(llm.seen().iter().filter(|seen| seen.path == "/v1/embeddings").count(), embedded, "no remote call");
+}

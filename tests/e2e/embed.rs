@@ -143,6 +143,25 @@ fn the_remote_backend_batches_by_100_and_restores_the_order() {
 }
 
 #[test]
+fn vectors_cached_from_one_endpoint_are_not_reused_for_another_serving_the_same_model_name() {
+    let (first, second) = (FakeLlm::start(), FakeLlm::start());
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let runtime = runtime();
+    let request = EmbedRequest { texts: vec!["pool size".into()], model: Some("remote".into()) };
+    for server in [&first, &second, &first] {
+        let base = server.openai_base();
+        let config = RemoteConfig::from_lookup(move |name| match name {
+            "OC_EMBED_BASE_URL" => Some(base.clone()),
+            "OC_EMBED_API_KEY" => Some("sk-embed-test".into()),
+            _ => None,
+        });
+        let router = EmbedRouter::new(local(), config, dir.path().to_path_buf(), log()).expect("router");
+        runtime.block_on(router.embed(request.clone())).expect("remote vectors");
+    }
+    assert_eq!((first.seen().len(), second.seen().len()), (1, 1), "each endpoint is asked once, then cached");
+}
+
+#[test]
 fn a_run_that_embeds_records_the_weights_it_used() {
     let project = crate::support::TempProject::new();
     project.write(

@@ -34,7 +34,7 @@ impl CachedEmbedder {
 
     fn path(&self, text: &str) -> PathBuf {
         let mut hasher = Sha256::new();
-        hasher.update(self.inner.model_id().as_bytes());
+        hasher.update(self.inner.cache_scope().as_bytes());
         hasher.update([0]);
         hasher.update(text.as_bytes());
         let key = hex::encode(hasher.finalize());

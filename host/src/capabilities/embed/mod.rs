@@ -61,8 +61,13 @@ pub struct Embeddings {
 /// Texts to vectors. Object safe; backends and the cache implement it alike.
 #[async_trait::async_trait]
 pub trait Embedder: Send + Sync {
-    /// The id vectors are cached and reported under.
+    /// The id vectors are reported under.
     fn model_id(&self) -> String;
+    /// What the on-disk cache keys vectors by besides the text: the model, and for a remote
+    /// model also the endpoint, since another server may serve other vectors under the same name.
+    fn cache_scope(&self) -> String {
+        self.model_id()
+    }
     async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError>;
 }
 
@@ -182,14 +187,28 @@ impl EmbedRouter {
         }
     }
 
-    pub async fn embed(&self, request: EmbedRequest) -> Result<Embeddings, EmbedError> {
-        let remote_model = match request.model.as_deref().map(str::trim) {
+    /// The remote model a choice names (`remote`, `openai:<model>` or a bare model name), or
+    /// `None` for the local model (no choice, `local`, or the local model's id).
+    fn remote_model(&self, choice: Option<&str>) -> Option<String> {
+        match choice.map(str::trim) {
             None | Some("" | "local") => None,
             Some(model) if model == model::MODEL_ID || model == "all-MiniLM-L6-v2" => None,
             Some("remote") => Some(self.remote.model.clone()),
             Some(model) => Some(model.strip_prefix("openai:").unwrap_or(model).to_string()),
-        };
-        let Some(remote_model) = remote_model else {
+        }
+    }
+
+    /// The id of the model a choice resolves to, as the manifest names it: the local model's id,
+    /// or `openai:<model>` (so `remote` becomes `openai:` + `OC_EMBED_MODEL`).
+    pub fn model_id(&self, choice: Option<&str>) -> String {
+        match self.remote_model(choice) {
+            Some(remote) => format!("openai:{remote}"),
+            None => model::MODEL_ID.to_string(),
+        }
+    }
+
+    pub async fn embed(&self, request: EmbedRequest) -> Result<Embeddings, EmbedError> {
+        let Some(remote_model) = self.remote_model(request.model.as_deref()) else {
             self.note(model::MODEL_ID.to_string());
             return self.local.embed(request.texts).await;
         };

@@ -103,6 +103,10 @@ impl Embedder for OpenAiEmbedder {
         format!("openai:{}", self.model)
     }
 
+    fn cache_scope(&self) -> String {
+        format!("openai:{}@{}", self.model, self.config.base_url.trim_end_matches('/'))
+    }
+
     async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError> {
         let mut vectors = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(MAX_BATCH) {

@@ -88,7 +88,7 @@ Example: `let vectors = embed::texts(texts, #{ model: \"openai:text-embedding-3-
         },
     );
 
-    let (embedder, handle) = (router, runtime);
+    let (embedder, handle) = (router.clone(), runtime);
     function(
         "text",
         &["text: &str", "Array"],
@@ -100,6 +100,18 @@ Example: `let query = embed::text(prompt.prompt);`",
         let request = EmbedRequest { texts: vec![text.to_string()], model: None };
         Ok(run(&context, &embedder, &handle, request)?.into_iter().next().unwrap_or_default())
     });
+
+    let embedder = router;
+    function(
+        "model",
+        &["choice: &str", "String"],
+        "
+The id of the model a choice (`local`, `remote` or `openai:<model>`, as `embed::texts` takes
+it) resolves to: the local model's id, or `openai:<model>`, where `remote` reads
+`OC_EMBED_MODEL` (default `text-embedding-3-small`). Runs nothing; for recording which ran.
+Example: `let id = embed::model(\"remote\");  // \"openai:text-embedding-3-small\"`",
+    )
+    .set_into_module(&mut module, move |choice: &str| -> String { embedder.model_id(Some(choice)) });
 
     function(
         "cosine",
