@@ -160,6 +160,7 @@ fn tiny_memory() -> Value {
         "cortex/local/channels",
         "cortex/local/fusion",
         "cortex/answer",
+        "cortex/prompts",
     ]);
     project.write("scripts/tiny.rhai", TINY_MEMORY);
     project.host(&["run", "scripts/tiny.rhai", "--run-id", "t"]).expect_code(0);

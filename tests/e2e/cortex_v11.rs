@@ -472,13 +472,14 @@ fn an_unparsable_verdict_is_asked_for_once_more_and_then_counted_as_a_failed_pas
     llm.fail(retried, vec![Fault::Reply("I think it deserves a 3.".into())]);
     llm.fail(failing, vec![Fault::Reply("no verdict".into()), Fault::Reply("still none".into())]);
     let project = crate::support::TempProject::new();
-    project.with_libraries(&["cortex/judge"]);
+    project.with_libraries(&["cortex/judge", "cortex/prompts"]).with_folder("scenarios/prompts/cortex");
     project.write(
         "scripts/judge_twice.rhai",
         r#"import "lib/cortex/judge" as judge;
+import "lib/cortex/prompts" as prompts;
 let prompt = #{ id: "F01", prompt: "Which port?", groundTruth: "Port 4000", key_facts: ["4000"], stale_facts: [] };
 let items = ["retried", "failing"].map(|a| #{ trial: 1, condition: a, prompt: prompt, answer: a, error: () });
-results::append_all("judgments", judge::passes(items, "llm:fake-judge", 1, 0.0, 2));
+results::append_all("judgments", judge::passes(prompts::load(()), items, "llm:fake-judge", 1, 0.0, 2));
 "#,
     );
     let base = llm.openai_base();
@@ -520,7 +521,7 @@ fn the_namespace_and_its_suffix_come_from_the_originals_variables_normalised_as_
 #[test]
 fn a_failed_judge_pass_is_left_out_by_default_and_unmeasures_the_answer_as_in_the_original_when_asked() {
     let project = crate::support::TempProject::new();
-    project.with_libraries(&["cortex/judge"]);
+    project.with_libraries(&["cortex/judge", "cortex/prompts"]);
     project.write(
         "scripts/failures.rhai",
         r#"import "lib/cortex/judge" as judge;

@@ -44,6 +44,17 @@ impl TempProject {
         self
     }
 
+    /// Copies the files of the shipped folder `path` (not its subfolders) into the project.
+    pub fn with_folder(&self, path: &str) -> &Self {
+        for entry in std::fs::read_dir(repo_root().join(path)).expect("a shipped folder").flatten() {
+            if entry.path().is_file() {
+                let name = format!("{path}/{}", entry.file_name().to_string_lossy());
+                self.write(&name, &std::fs::read_to_string(entry.path()).expect("a shipped file"));
+            }
+        }
+        self
+    }
+
     /// Runs `host` with `args` in the project folder.
     pub fn host(&self, args: &[&str]) -> Run {
         host_in(self.dir.path(), args)

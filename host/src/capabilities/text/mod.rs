@@ -1,8 +1,8 @@
 //! The `text` capability: the text work experiment scripts used to do character by character in
 //! Rhai (sentences, words and stop words, quantities, fact matching, dates, number formatting,
-//! Markdown tables), as pure functions.
+//! Markdown tables, prompt templates), as pure functions.
 //!
-//! Each function ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
+//! Each function but `render` (minijinja templates) ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
 //! included, so that a script calling it computes what it computed before, to the character;
 //! the originals are kept in `parity_originals.rhai`, and `parity_tests.rs` holds the ports to
 //! them. Nothing here reads files, the clock or the network.
@@ -14,6 +14,7 @@ mod quantities;
 pub mod rhai;
 mod sentences;
 mod table;
+mod template;
 mod words;
 
 pub use dates::{add_days, day_number};
@@ -22,6 +23,7 @@ pub use format::{code, fixed, percent, signed};
 pub use quantities::{Quantity, Value, quantities, quantity, unit};
 pub use sentences::{pieces, sentences, squash};
 pub use table::{Align, markdown_table};
+pub use template::render;
 pub use words::{STOP_WORDS, content_words, has_digit, is_stop_word, overlap, stem, terms, whole_number, words};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -42,9 +44,19 @@ pub enum TextError {
     AlignLength { letters: usize, columns: usize },
     #[error("invalid options for `text::table`: `align` letter `{letter}` (column {column}) is not l, r or c")]
     AlignLetter { letter: char, column: usize },
+    #[error("template `{name}`{}: {message}", at_line(*line))]
+    Template { name: String, line: Option<usize>, message: String },
+    #[error("template `{name}`{}: unknown placeholder `{placeholder}`; the values are: {known}", at_line(*line))]
+    Placeholder { name: String, line: Option<usize>, placeholder: String, known: String },
+    #[error("template `{name}`: the values must be a map of names to values")]
+    TemplateValues { name: String },
 }
 
 type Result<T> = std::result::Result<T, TextError>;
+
+fn at_line(line: Option<usize>) -> String {
+    line.map_or_else(String::new, |line| format!(", line {line}"))
+}
 
 #[cfg(test)]
 mod parity_tests;

@@ -70,6 +70,7 @@ pub fn module() -> Module {
     register_dates(&mut module);
     register_format(&mut module);
     register_table(&mut module);
+    register_template(&mut module);
     module
 }
 
@@ -400,6 +401,24 @@ Example: `text::table([\"Condition\", \"Score\"], [[\"cortex\", \"2.50\"]], #{ a
             super::markdown_table(&header, &rows, align.as_deref()).map_err(|error| script_error(&context, &error))
         },
     );
+}
+
+fn register_template(module: &mut Module) {
+    function(
+        "render",
+        &["name: &str", "template: &str", "values: Map", "String"],
+        "
+`template` filled from `values`, in Jinja syntax (minijinja): `{{ name }}`, `{% if name %}…
+{% endif %}`, `{% for item in items %}…{% endfor %}`; no HTML escaping; one trailing newline
+dropped. A placeholder `values` does not define is an error naming `name` (a file, say), the
+line and the names there are.
+Example: `text::render(\"judge-user.md\", fs::read_text(path), #{ question: q, answer: a })`",
+    )
+    .set_into_module(module, |context: NativeCallContext, name: &str, template: &str, values: Map| -> Result<String> {
+        let values: serde_json::Value = rhai::serde::from_dynamic(&Dynamic::from_map(values))
+            .map_err(|error| fail(&context, format!("text::render: the values of `{name}`: {error}")))?;
+        super::render(name, template, &values).map_err(|error| script_error(&context, &error))
+    });
 }
 
 #[cfg(test)]
