@@ -99,7 +99,7 @@ fn seeding_submits_one_job_per_session_with_namespaced_ids_dates_and_the_key() {
     let memories = server.memories();
     assert_eq!(memories.len(), 6, "one memory per sentence, once each job completed");
     assert_eq!(
-        (memories[3].session_id.as_str(), memories[3].reference_date.as_str()),
+        (memories[3].session_id.as_str(), memories[3].reference_date.as_deref().unwrap_or_default()),
         ("trial:session:s02", "2026-01-06")
     );
 

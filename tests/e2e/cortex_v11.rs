@@ -551,7 +551,8 @@ fn the_ubundi_simulation_embeds_with_the_originals_remote_model_when_a_key_is_se
         let env = [("LLM_API_KEY", Some("llm-key")), ("LLM_BASE_URL", Some(openai.as_str())), ("OC_EMBED_MODEL", None)];
         host_in_with(&repo_root(), &args, &env).expect_code(0);
         let results: Value =
-            serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json")).expect("JSON");
+            serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json"))
+                .expect("JSON");
         let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
         (results["config"]["ocEmbedModel"].clone(), report)
     };

@@ -51,13 +51,14 @@ pub struct Memory {
     pub node_id: String,
     pub content: String,
     pub session_id: String,
-    pub reference_date: String,
+    /// `None` when the job was ingested without a date (`"reference_date": null`).
+    pub reference_date: Option<String>,
 }
 
 struct Job {
     session_id: String,
     messages: Vec<String>,
-    reference_date: String,
+    reference_date: Option<String>,
     polls: usize,
     fails: bool,
     status: &'static str,
@@ -206,10 +207,13 @@ async fn ingest(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -
         Ok(body) => body,
         Err(response) => return response,
     };
-    let (Some(session_id), Some(reference_date), Some(messages)) =
-        (body["session_id"].as_str(), body["reference_date"].as_str(), body["messages"].as_array())
-    else {
-        return bad_request("expected {messages, session_id, reference_date}");
+    let reference_date = &body["reference_date"];
+    let (Some(session_id), true, Some(messages)) = (
+        body["session_id"].as_str(),
+        reference_date.is_string() || reference_date.is_null(),
+        body["messages"].as_array(),
+    ) else {
+        return bad_request("expected {messages, session_id, reference_date (a date or null)}");
     };
     let messages = messages.iter().filter_map(|message| message["content"].as_str().map(str::to_string)).collect();
     let mut script = script.lock().expect("script");
@@ -225,7 +229,7 @@ async fn ingest(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -
     let job = Job {
         session_id: session_id.to_string(),
         messages,
-        reference_date: reference_date.to_string(),
+        reference_date: reference_date.as_str().map(str::to_string),
         polls: 0,
         fails,
         status: "queued",

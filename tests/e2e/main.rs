@@ -6,6 +6,7 @@
 mod cli;
 mod cortex_http;
 mod cortex_local;
+mod cortex_v1;
 mod cortex_v11;
 mod embed;
 mod errors;

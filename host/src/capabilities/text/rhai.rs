@@ -414,11 +414,14 @@ dropped. A placeholder `values` does not define is an error naming `name` (a fil
 line and the names there are.
 Example: `text::render(\"judge-user.md\", fs::read_text(path), #{ question: q, answer: a })`",
     )
-    .set_into_module(module, |context: NativeCallContext, name: &str, template: &str, values: Map| -> Result<String> {
-        let values: serde_json::Value = rhai::serde::from_dynamic(&Dynamic::from_map(values))
-            .map_err(|error| fail(&context, format!("text::render: the values of `{name}`: {error}")))?;
-        super::render(name, template, &values).map_err(|error| script_error(&context, &error))
-    });
+    .set_into_module(
+        module,
+        |context: NativeCallContext, name: &str, template: &str, values: Map| -> Result<String> {
+            let values: serde_json::Value = rhai::serde::from_dynamic(&Dynamic::from_map(values))
+                .map_err(|error| fail(&context, format!("text::render: the values of `{name}`: {error}")))?;
+            super::render(name, template, &values).map_err(|error| script_error(&context, &error))
+        },
+    );
 }
 
 #[cfg(test)]

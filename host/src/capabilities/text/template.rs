@@ -25,7 +25,8 @@ pub fn render(name: &str, template: &str, values: &serde_json::Value) -> Result<
         serde_json::Value::Object(map) => map.keys().map(String::as_str).collect(),
         _ => return Err(TextError::TemplateValues { name: name.to_string() }),
     };
-    if let Some(unknown) = compiled.undeclared_variables(false).into_iter().find(|used| !known.contains(used.as_str())) {
+    if let Some(unknown) = compiled.undeclared_variables(false).into_iter().find(|used| !known.contains(used.as_str()))
+    {
         return Err(TextError::Placeholder {
             name: name.to_string(),
             line: line_of(template, &unknown),

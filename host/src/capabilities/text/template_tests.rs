@@ -14,7 +14,8 @@ fn placeholders_are_filled_and_an_empty_optional_block_disappears() {
 
 #[test]
 fn a_placeholder_the_values_do_not_define_is_an_error_naming_the_file_the_line_and_the_known_names() {
-    let error = render("answer-user.md", "Context:\n{{ sumary }}\n", &json!({ "summary": "", "question": "" })).unwrap_err();
+    let error =
+        render("answer-user.md", "Context:\n{{ sumary }}\n", &json!({ "summary": "", "question": "" })).unwrap_err();
     assert_eq!(
         error,
         TextError::Placeholder {
