@@ -89,6 +89,10 @@ fn every_scenario_parses_and_belongs_to_a_shipped_script() {
     let mut checked = 0;
     for entry in std::fs::read_dir(root.join("scenarios")).expect("scenarios folder").flatten() {
         let path = entry.path();
+        // Folders beside the scenarios (prompts/) hold other files.
+        if path.extension().is_none_or(|extension| extension != "toml") {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).expect("read scenario");
         assert!(text.parse::<toml::Table>().is_ok(), "{} is not valid TOML", path.display());
         let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
