@@ -33,7 +33,7 @@ fn fast_first(id: &str, seed: u32) -> bool {
         hash ^= u32::from(byte);
         hash = hash.wrapping_mul(16_777_619);
     }
-    hash % 2 == 0
+    hash.is_multiple_of(2)
 }
 
 #[test]
