@@ -6,20 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{duckdb, host_in_with, repo_root};
-
-fn table(run: &Path, name: &str) -> String {
-    run.join(format!("{name}.parquet")).display().to_string()
-}
+use crate::support::{duckdb, host_in_with, repo_root, table};
 
 fn offline(out: &Path, extra: &[&str]) -> PathBuf {
-    let run = out.join("run");
-    let run_text = run.display().to_string();
-    let mut args = vec!["run", "scripts/cortex_v1.rhai", "--out", &run_text, "--"];
-    args.extend_from_slice(extra);
-    host_in_with(&repo_root(), &args, &[("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("CORTEX_BASE_URL", None)])
-        .expect_code(0);
-    run
+    crate::support::offline_run("scripts/cortex_v1.rhai", out, extra)
 }
 
 fn results_json(run: &Path) -> Value {

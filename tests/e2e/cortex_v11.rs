@@ -5,20 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{duckdb, host_in, host_in_with, repo_root};
-
-fn table(run: &Path, name: &str) -> String {
-    run.join(format!("{name}.parquet")).display().to_string()
-}
+use crate::support::{duckdb, host_in, host_in_with, repo_root, table};
 
 fn offline_run(out: &Path, extra: &[&str]) -> PathBuf {
-    let run = out.join("run");
-    let run_text = run.display().to_string();
-    let mut args = vec!["run", "scripts/cortex_v11.rhai", "--out", &run_text, "--"];
-    args.extend_from_slice(extra);
-    host_in_with(&repo_root(), &args, &[("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("CORTEX_BASE_URL", None)])
-        .expect_code(0);
-    run
+    crate::support::offline_run("scripts/cortex_v11.rhai", out, extra)
 }
 
 /// The report's overall-mean row: OpenClaw, + Cortex, budget control.

@@ -186,3 +186,20 @@ pub fn duckdb(sql: &str) -> Value {
     );
     serde_json::from_slice(&output.stdout).expect("DuckDB helper prints JSON")
 }
+
+/// The path of run table `name` (`<run>/<name>.parquet`), for DuckDB queries.
+pub fn table(run: &Path, name: &str) -> String {
+    run.join(format!("{name}.parquet")).display().to_string()
+}
+
+/// Runs `script` offline (no model or Cortex keys) into `out/run` with the script's `extra`
+/// arguments, expecting success; returns the run directory.
+pub fn offline_run(script: &str, out: &Path, extra: &[&str]) -> PathBuf {
+    let run = out.join("run");
+    let run_text = run.display().to_string();
+    let mut args = vec!["run", script, "--out", &run_text, "--"];
+    args.extend_from_slice(extra);
+    host_in_with(&repo_root(), &args, &[("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("CORTEX_BASE_URL", None)])
+        .expect_code(0);
+    run
+}
