@@ -558,3 +558,57 @@ fn the_ubundi_simulation_embeds_with_the_originals_remote_model_when_a_key_is_se
     assert!(report.contains("(embeddings `sentence-transformers/all-MiniLM-L6-v2`)"), "{report}");
     assert_eq!(llm.seen().iter().filter(|seen| seen.path == "/v1/embeddings").count(), embedded, "no remote call");
 }
+
+/// The original runner's V1.1 layouts, written out by hand from its documented behaviour, for
+/// the templates to be held to.
+const ORIGINAL_LAYOUTS: &str = r#"import "lib/cortex/prompts" as prompts;
+import "lib/cortex/answer" as answer;
+import "lib/cortex/data" as data;
+let t = prompts::load(());
+fn original_user(blocks, question, profile) {
+    let headers = #{ summary: "Here is a project memory summary:", recent: "Recent session notes (last 2 days, always injected):",
+        native: if profile == "ubundi" { "Memory search results (hybrid BM25+vector, temporally decayed, MMR-ranked):" } else { "Memory search results (memory_search over MEMORY.md and memory/*.md):" },
+        cortex: "Additionally, here are relevant memories retrieved from Cortex:" };
+    let message = "";
+    for (block, i) in blocks {
+        if i > 0 { message += "\n\n"; }
+        message += headers[block.kind] + "\n\n" + block.text;
+    }
+    message + "\n\nQuestion: " + question
+}
+let differ = [];
+let cases = 0;
+for profile in ["ubundi", "openclaw"] {
+    for recent in ["", "R1\nR2"] {
+        for native in ["", "[s01]\nN"] {
+            for cortex in [(), [#{ score: 0.5, content: "C" }], []] {
+                let blocks = answer::blocks(#{ summary: "S", recent: recent }, native, cortex);
+                cases += 1;
+                if answer::user_message(t, blocks, "Q?", profile) != original_user(blocks, "Q?", profile) { differ.push(`${profile}/${recent.len()}/${native.len()}/${cortex}`); }
+            }
+        }
+    }
+}
+let sessions = [#{ description: "d1", messages: [#{ role: "user", content: "u" }] }, #{ description: "d2", messages: [#{ role: "assistant", content: "a" }] }];
+let compaction = prompts::fill(t, "compaction-user", #{ sessions: sessions.map(|s| #{ description: s.description, transcript: data::transcript(s) }) });
+results::write_json("out.json", #{
+    cases: cases, differ: differ,
+    compaction: compaction == "--- Session: d1 ---\nuser: u\n\n--- Session: d2 ---\nassistant: a",
+    judge: prompts::fill(t, "judge-user", #{ question: "q", ground_truth: "g", answer: "a" }),
+    extract: prompts::fill(t, "extract-user", #{ description: "d", transcript: "t" }),
+});
+"#;
+
+#[test]
+fn the_v11_templates_render_the_original_runners_layouts_character_for_character() {
+    let project = crate::support::TempProject::new();
+    project.with_libraries(&["cortex/prompts", "cortex/answer", "cortex/data"]).with_folder("scenarios/prompts/cortex");
+    project.write("scripts/layouts.rhai", ORIGINAL_LAYOUTS);
+    project.host(&["run", "scripts/layouts.rhai", "--run-id", "l"]).expect_code(0);
+    let out: Value = serde_json::from_str(&project.read("runs/layouts/l/out.json")).expect("JSON");
+    assert_eq!(out["cases"], 24);
+    assert_eq!(out["differ"], json!([]), "every combination of blocks, profiles and an empty Cortex result");
+    assert_eq!(out["compaction"], true);
+    assert_eq!(out["judge"], "Question: q\n\nGround Truth: g\n\nAI Response: a");
+    assert_eq!(out["extract"], "Session: d\n\nt");
+}
