@@ -5,6 +5,7 @@
 
 mod cli;
 mod cortex_http;
+mod cortex_judge;
 mod cortex_local;
 mod cortex_v1;
 mod cortex_v11;

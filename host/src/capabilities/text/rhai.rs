@@ -67,6 +67,7 @@ pub fn module() -> Module {
     register_words(&mut module);
     register_quantities(&mut module);
     register_facts(&mut module);
+    register_claims(&mut module);
     register_dates(&mut module);
     register_format(&mut module);
     register_table(&mut module);
@@ -285,6 +286,41 @@ Example: `let covered = text::facts_in(answer, prompt.key_facts);`",
         let facts = string_items(&context, "facts", &facts)?;
         Ok(strings(super::facts_in(text, &facts)))
     });
+}
+
+fn register_claims(module: &mut Module) {
+    function(
+        "specifics",
+        &["text: &str", "Array"],
+        "
+The specific things a text names, in order: the content of each code span (a fenced block is one
+item), then each token outside code with a digit, one of `_ / @ { }`, a `.` or `:` between
+letters or digits, or a lowerCamelCase shape. Plain words, capitalised names, hyphenated words,
+numbered-list markers and `e.g.` are not specifics.
+Example: `text::specifics(\"Set `ttl` to 600 in apps/api, as usual.\")` is `[\"ttl\", \"600\", \"apps/api\"]`",
+    )
+    .set_into_module(module, |text: &str| -> Array { strings(super::specifics(text)) });
+
+    function(
+        "numerals",
+        &["text: &str", "String"],
+        "
+The text with numbers in words written as digits (\"two hundred\" → \"200\", \"the fourth week\" →
+\"week 4\"), and, on an added last line, every \"N minutes\" or \"N hours\" in seconds and every
+\"N percent\" as \"N%\", so that key facts written as digits are found in it.
+Example: `text::numerals(\"Five minutes\")` is `\"5 minutes\\n300\"`",
+    )
+    .set_into_module(module, |text: &str| -> String { super::numerals(text) });
+
+    function(
+        "clauses",
+        &["text: &str", "Array"],
+        "
+The clauses of a text: cut after `.`, `?`, `!`, `;` or `:` followed by white space, at line
+breaks and before \", but\"; trimmed, empty ones dropped.
+Example: `text::clauses(\"I don't know, but maybe 100.\")` is `[\"I don't know\", \"maybe 100.\"]`",
+    )
+    .set_into_module(module, |text: &str| -> Array { strings(super::clauses(text)) });
 }
 
 fn register_dates(module: &mut Module) {
