@@ -17,6 +17,7 @@
 //! This crate knows nothing of wasmtime or of the guest SDK; it is only names and serde types.
 
 pub mod imports;
+pub mod markdown;
 
 use serde::{Deserialize, Serialize};
 

@@ -65,6 +65,7 @@ mod ffi;
 pub mod testing;
 
 pub use abi::imports;
+pub use abi::markdown;
 pub use abi::{ABI_VERSION, Chat, ChatMessage, Failure, FailureKind};
 
 use serde::Serialize;

@@ -69,7 +69,7 @@ fn a_calibration_item_that_does_not_match_its_dataset_is_an_error_naming_the_lin
 fn script(body: &str) -> Value {
     let project = TempProject::new();
     project
-        .with_libraries(&["cortex/judge", "cortex/prompts", "cortex/answer"])
+        .with_libraries(&["cortex/judge", "cortex/prompts", "templates", "cortex/answer"])
         .with_folder("scenarios/prompts/cortex");
     project.write("scripts/probe.rhai", body);
     project.host(&["run", "scripts/probe.rhai", "--run-id", "p"]).expect_code(0);

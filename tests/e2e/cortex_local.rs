@@ -161,6 +161,7 @@ fn tiny_memory() -> Value {
         "cortex/local/fusion",
         "cortex/answer",
         "cortex/prompts",
+        "templates",
     ]);
     project.write("scripts/tiny.rhai", TINY_MEMORY);
     project.host(&["run", "scripts/tiny.rhai", "--run-id", "t"]).expect_code(0);

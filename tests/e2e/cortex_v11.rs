@@ -462,7 +462,7 @@ fn an_unparsable_verdict_is_asked_for_once_more_and_then_counted_as_a_failed_pas
     llm.fail(retried, vec![Fault::Reply("I think it deserves a 3.".into())]);
     llm.fail(failing, vec![Fault::Reply("no verdict".into()), Fault::Reply("still none".into())]);
     let project = crate::support::TempProject::new();
-    project.with_libraries(&["cortex/judge", "cortex/prompts"]).with_folder("scenarios/prompts/cortex");
+    project.with_libraries(&["cortex/judge", "cortex/prompts", "templates"]).with_folder("scenarios/prompts/cortex");
     project.write(
         "scripts/judge_twice.rhai",
         r#"import "lib/cortex/judge" as judge;
@@ -511,7 +511,7 @@ fn the_namespace_and_its_suffix_come_from_the_originals_variables_normalised_as_
 #[test]
 fn a_failed_judge_pass_is_left_out_by_default_and_unmeasures_the_answer_as_in_the_original_when_asked() {
     let project = crate::support::TempProject::new();
-    project.with_libraries(&["cortex/judge", "cortex/prompts"]);
+    project.with_libraries(&["cortex/judge", "cortex/prompts", "templates"]);
     project.write(
         "scripts/failures.rhai",
         r#"import "lib/cortex/judge" as judge;
@@ -602,7 +602,9 @@ results::write_json("out.json", #{
 #[test]
 fn the_v11_templates_render_the_original_runners_layouts_character_for_character() {
     let project = crate::support::TempProject::new();
-    project.with_libraries(&["cortex/prompts", "cortex/answer", "cortex/data"]).with_folder("scenarios/prompts/cortex");
+    project
+        .with_libraries(&["cortex/prompts", "templates", "cortex/answer", "cortex/data"])
+        .with_folder("scenarios/prompts/cortex");
     project.write("scripts/layouts.rhai", ORIGINAL_LAYOUTS);
     project.host(&["run", "scripts/layouts.rhai", "--run-id", "l"]).expect_code(0);
     let out: Value = serde_json::from_str(&project.read("runs/layouts/l/out.json")).expect("JSON");

@@ -16,6 +16,7 @@ mod fake_llm;
 mod guests;
 mod llm;
 mod manifest;
+mod memory_hook;
 mod proc;
 mod scripts;
 mod search;

@@ -15,6 +15,7 @@ pub mod http;
 pub mod json;
 pub mod llm;
 pub mod log;
+pub mod packages;
 pub mod proc;
 pub mod progress;
 pub mod results;
@@ -47,6 +48,8 @@ pub struct Capabilities {
     pub process_groups: Arc<proc::Groups>,
     /// Throwaway directories, removed when the run ends unless kept.
     pub workspaces: Arc<workspace::Workspaces>,
+    /// Pinned packages from a registry, cached after the first fetch.
+    pub packages: Arc<dyn packages::Packages>,
     pub run: Arc<run::RunInfo>,
     /// Guest modules: found, built, loaded and sandboxed by [`crate::wasm`].
     pub guests: Arc<crate::wasm::Registry>,
@@ -77,6 +80,7 @@ impl Capabilities {
             ("time", time::rhai::module(self.interrupt.clone())),
             ("proc", proc::rhai::module(self.proc.clone(), self.progress.clone(), self.runtime.clone())),
             ("workspace", workspace::rhai::module(self.workspaces.clone())),
+            ("packages", packages::rhai::module(self.packages.clone())),
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
             ("search", search::rhai::module(self.search.clone())),
             ("stats", stats::rhai::module()),

@@ -11,6 +11,7 @@ use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp};
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
+use crate::capabilities::packages::{NoPackages, NpmCache, RecordedPackages};
 use crate::capabilities::proc::{
     Groups, LocalProcesses, MeteredProcesses, NoProcesses, Proc, ProcPolicy, ScenarioProc,
 };
@@ -76,8 +77,17 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let settings = WorkspaceSettings { run_id: run.id.clone(), run_dir: run.dir.clone(), keep: parts.keep_workspaces };
     let git = Arc::new(ProcGit::new(proc.clone(), parts.runtime.clone()));
     let workspaces = Arc::new(Workspaces::new(settings, parts.files.clone(), git));
+    let notify = {
+        let console = parts.console.clone();
+        Box::new(move |line: &str| console.line(line))
+    };
+    let npm = Arc::new(NpmCache::new(&crate::project::cache_root(), "npm", notify));
+    let readable = parts.files.clone();
+    let allow_read = Box::new(move |dir: &Path| readable.allow_root(dir));
+    let packages = Arc::new(RecordedPackages::new(npm, results.clone(), allow_read));
     Ok(Capabilities {
         proc,
+        packages,
         workspaces,
         process_groups,
         guests: Arc::new(guests),
@@ -190,5 +200,6 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
     let settings = WorkspaceSettings { run_id: "scratch".into(), run_dir: dir.path().to_path_buf(), keep: false };
     let git = Arc::new(ProcGit::new(capabilities.proc.clone(), runtime.handle().clone()));
     capabilities.workspaces = Arc::new(Workspaces::new(settings, files.clone(), git));
+    capabilities.packages = Arc::new(NoPackages);
     Ok(Scratch { _dir: dir, _runtime: runtime, files, capabilities })
 }

@@ -2,8 +2,8 @@
 //! Rhai (sentences, words and stop words, quantities, fact matching, dates, number formatting,
 //! Markdown tables, prompt templates), as pure functions.
 //!
-//! Each function but `render` (minijinja templates) and the answer readers of `claims.rs` (the
-//! built-in judge's) ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
+//! Each function but `render` (minijinja templates), the answer readers of `claims.rs` (the
+//! built-in judge's) and `plain` (markdown as plain text, for docs-to-memories) ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
 //! included, so that a script calling it computes what it computed before, to the character;
 //! the originals are kept in `parity_originals.rhai`, and `parity_tests.rs` holds the ports to
 //! them. Nothing here reads files, the clock or the network.
@@ -12,6 +12,7 @@ mod claims;
 mod dates;
 mod facts;
 mod format;
+mod plain;
 mod quantities;
 pub mod rhai;
 mod sentences;
@@ -23,6 +24,7 @@ pub use claims::{clauses, numerals, specifics};
 pub use dates::{add_days, day_number};
 pub use facts::{contains_fact, count_facts, facts_in};
 pub use format::{code, fixed, percent, signed};
+pub use plain::plain;
 pub use quantities::{Quantity, Value, quantities, quantity, unit};
 pub use sentences::{pieces, sentences, squash};
 pub use table::{Align, markdown_table};

@@ -321,6 +321,17 @@ breaks and before \", but\"; trimmed, empty ones dropped.
 Example: `text::clauses(\"I don't know, but maybe 100.\")` is `[\"I don't know\", \"maybe 100.\"]`",
     )
     .set_into_module(module, |text: &str| -> Array { strings(super::clauses(text)) });
+
+    function(
+        "plain",
+        &["markdown: &str", "String"],
+        "
+Markdown prose as plain text: links keep their text, images and HTML/JSX tags go, `**`/`__`
+go, list, quote and heading markers at a line's start go, fenced code blocks go; code spans
+stay as written. One output line per non-blank line.
+Example: `text::plain(\"- Use [`updateTag`](/docs/u)\")` is `\"Use `updateTag`\"`",
+    )
+    .set_into_module(module, |markdown: &str| -> String { super::plain(markdown) });
 }
 
 fn register_dates(module: &mut Module) {

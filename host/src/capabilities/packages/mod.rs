@@ -1,0 +1,127 @@
+//! The `packages` capability: pinned packages from a package registry, fetched once with the
+//! registry's own client into host's cache and read from there ever after, so a run needs the
+//! network only the first time. Each fetched package is recorded in the run's manifest
+//! (`settings.packages`: name, version, sha256 of the archive) by [`RecordedPackages`].
+//!
+//! Today the registry is npm (the `next` package's docs, the Claude Code CLI, the OpenClaw
+//! runtime), fetched with `npm pack` and unpacked with `tar`.
+
+mod npm;
+pub mod rhai;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+pub use npm::NpmCache;
+
+/// A package in the cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Package {
+    pub name: String,
+    pub version: String,
+    /// The unpacked package: the folder holding its `package.json`.
+    pub dir: PathBuf,
+    /// The archive as the registry served it.
+    pub archive: PathBuf,
+    /// SHA-256 of the archive, lowercase hex.
+    pub sha256: String,
+    /// Whether this call fetched it (false: it was in the cache already).
+    pub fetched: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PackagesError {
+    #[error(
+        "`{spec}` is not a pinned npm package; hint: give an exact version, `<name>@<major>.<minor>.<patch>`, e.g. `next@16.2.0`"
+    )]
+    NotPinned { spec: String },
+    #[error(
+        "cannot fetch `{spec}` with `{program}`: {reason}; hint: run `npm pack {spec}` once on a machine that reaches the npm registry, or set HOST_CACHE_DIR to a cache that has it"
+    )]
+    Fetch { spec: String, program: String, reason: String },
+    #[error("cannot use the package cache `{path}`")]
+    Cache {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("packages are not fetched here (`host check` and `host api` reach no registry)")]
+    Unavailable,
+}
+
+/// Where packages come from.
+pub trait Packages: Send + Sync {
+    /// The npm package `spec` (`name@version`, the version exact), fetched when not cached.
+    fn npm(&self, spec: &str) -> Result<Package, PackagesError>;
+}
+
+/// No packages at all: for commands that must not reach a registry.
+pub struct NoPackages;
+
+impl Packages for NoPackages {
+    fn npm(&self, _spec: &str) -> Result<Package, PackagesError> {
+        Err(PackagesError::Unavailable)
+    }
+}
+
+/// Records each package a run used in its manifest, under `settings.packages`, and lets the
+/// script read the package's folder (`allow_read`), which lies outside the project.
+pub struct RecordedPackages {
+    inner: Arc<dyn Packages>,
+    results: Arc<dyn crate::capabilities::results::Results>,
+    allow_read: Box<dyn Fn(&std::path::Path) + Send + Sync>,
+    used: Mutex<Vec<serde_json::Value>>,
+}
+
+impl RecordedPackages {
+    pub fn new(
+        inner: Arc<dyn Packages>,
+        results: Arc<dyn crate::capabilities::results::Results>,
+        allow_read: Box<dyn Fn(&std::path::Path) + Send + Sync>,
+    ) -> Self {
+        RecordedPackages { inner, results, allow_read, used: Mutex::new(Vec::new()) }
+    }
+}
+
+impl Packages for RecordedPackages {
+    fn npm(&self, spec: &str) -> Result<Package, PackagesError> {
+        let package = self.inner.npm(spec)?;
+        (self.allow_read)(&package.dir);
+        let record = serde_json::json!({
+            "registry": "npm", "name": package.name, "version": package.version, "sha256": package.sha256,
+        });
+        if let Ok(mut used) = self.used.lock() {
+            if !used.contains(&record) {
+                used.push(record);
+            }
+            self.results.settings("packages", serde_json::Value::Array(used.clone()));
+        }
+        Ok(package)
+    }
+}
+
+/// `name@version` split, the version an exact `x.y.z` (with an optional pre-release or build
+/// suffix); scoped names (`@scope/name`) keep their leading `@`.
+pub fn pinned(spec: &str) -> Result<(String, String), PackagesError> {
+    let not_pinned = || PackagesError::NotPinned { spec: spec.to_owned() };
+    let (name, version) = match spec.strip_prefix('@') {
+        Some(rest) => rest.split_once('@').map(|(name, version)| (format!("@{name}"), version)),
+        None => spec.split_once('@').map(|(name, version)| (name.to_owned(), version)),
+    }
+    .ok_or_else(not_pinned)?;
+    let name_ok = !name.is_empty()
+        && name.trim_start_matches('@').split('/').all(|part| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-._~".contains(c))
+        });
+    let core = version.split(['-', '+']).next().unwrap_or_default();
+    let numbers: Vec<&str> = core.split('.').collect();
+    let version_ok = numbers.len() == 3
+        && numbers.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        && version.chars().all(|c| c.is_ascii_alphanumeric() || "-.+".contains(c));
+    if name_ok && version_ok { Ok((name, version.to_owned())) } else { Err(not_pinned()) }
+}
+
+#[cfg(test)]
+mod tests;

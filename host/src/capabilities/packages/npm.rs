@@ -1,0 +1,106 @@
+//! npm packages: `npm pack <name>@<version>` into a temporary folder inside the cache, unpacked
+//! with `tar`, then moved into place in one rename, so an interrupted fetch leaves nothing that
+//! looks complete and two runs fetching at once both end with the same package.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+use super::{Package, Packages, PackagesError, pinned};
+
+/// The npm packages under `<cache>/npm/<name>@<version>/` (`/` in a scoped name becomes `+`):
+/// the archive, `package/` unpacked and `sha256`.
+pub struct NpmCache {
+    root: PathBuf,
+    program: String,
+    notify: Box<dyn Fn(&str) + Send + Sync>,
+}
+
+impl NpmCache {
+    /// `root` is host's cache folder; `program` the npm client (`npm`, or a path).
+    pub fn new(root: &Path, program: &str, notify: Box<dyn Fn(&str) + Send + Sync>) -> Self {
+        NpmCache { root: root.join("npm"), program: program.to_owned(), notify }
+    }
+
+    fn fetch(&self, spec: &str, target: &Path) -> Result<(), PackagesError> {
+        let cache = |source| PackagesError::Cache { path: self.root.clone(), source };
+        let fail =
+            |reason: String| PackagesError::Fetch { spec: spec.to_owned(), program: self.program.clone(), reason };
+        fs_err::create_dir_all(&self.root).map_err(cache)?;
+        let staging = tempfile::Builder::new().prefix(".fetch-").tempdir_in(&self.root).map_err(cache)?;
+        (self.notify)(&format!("fetching {spec} from the npm registry into {}", target.display()));
+        let packed = Command::new(&self.program)
+            .args(["pack", spec, "--silent", "--pack-destination"])
+            .arg(staging.path())
+            .output()
+            .map_err(|error| fail(error.to_string()))?;
+        if !packed.status.success() {
+            return Err(fail(String::from_utf8_lossy(&packed.stderr).trim().to_owned()));
+        }
+        let archive = only_archive(staging.path()).ok_or_else(|| fail("it wrote no .tgz archive".into()))?;
+        let unpacked = Command::new("tar")
+            .arg("-xzf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(staging.path())
+            .output()
+            .map_err(|error| fail(format!("cannot run `tar`: {error}")))?;
+        if !unpacked.status.success() {
+            return Err(fail(format!("cannot unpack it: {}", String::from_utf8_lossy(&unpacked.stderr).trim())));
+        }
+        if !staging.path().join("package/package.json").is_file() {
+            return Err(fail("the archive has no package/package.json".into()));
+        }
+        let digest = sha256(&archive).map_err(cache)?;
+        fs_err::write(staging.path().join("sha256"), &digest).map_err(cache)?;
+        let staged = staging.keep();
+        if let Err(error) = std::fs::rename(&staged, target) {
+            // Another run finished the same package first: keep theirs.
+            let _ = std::fs::remove_dir_all(&staged);
+            if !complete(target) {
+                return Err(cache(error));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Packages for NpmCache {
+    fn npm(&self, spec: &str) -> Result<Package, PackagesError> {
+        let (name, version) = pinned(spec)?;
+        let target = self.root.join(format!("{}@{version}", name.replace('/', "+")));
+        let fetched = !complete(&target);
+        if fetched {
+            self.fetch(spec, &target)?;
+        }
+        let cache = |source| PackagesError::Cache { path: target.clone(), source };
+        let sha256 = fs_err::read_to_string(target.join("sha256")).map_err(cache)?.trim().to_owned();
+        let archive = only_archive(&target).ok_or_else(|| {
+            cache(std::io::Error::new(std::io::ErrorKind::NotFound, "the package's archive is missing"))
+        })?;
+        Ok(Package { name, version, dir: target.join("package"), archive, sha256, fetched })
+    }
+}
+
+/// A cached package is complete when its `sha256` was written (the last step before the move).
+fn complete(target: &Path) -> bool {
+    target.join("sha256").is_file() && target.join("package/package.json").is_file()
+}
+
+fn only_archive(dir: &Path) -> Option<PathBuf> {
+    let mut archives: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "tgz"))
+        .collect();
+    archives.sort();
+    (archives.len() == 1).then(|| archives.remove(0))
+}
+
+fn sha256(path: &Path) -> std::io::Result<String> {
+    let mut file = fs_err::File::open(path)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)?;
+    Ok(hex::encode(hasher.finalize()))
+}
