@@ -264,3 +264,109 @@ fn resume_keeps_the_memories_of_the_sections_done_and_extracts_only_the_rest() {
     assert_eq!(rules.len(), 3);
     assert!(rules.contains(&"kept from the first run"), "{rules:?}");
 }
+
+/// One mini-eval in the next-evals layout: a prompt, then a Write of `app/actions.ts` that
+/// imports `updateTag`, whose doc is the gold one.
+fn tiny_evals(dir: &Path) -> PathBuf {
+    let eval = dir.join("evals/mh-001-update-tag");
+    std::fs::create_dir_all(eval.join("reference/app")).expect("eval folders");
+    std::fs::create_dir_all(eval.join("app")).expect("eval folders");
+    std::fs::write(eval.join("PROMPT.md"), "Save the post in a server action and show it right away.\n")
+        .expect("write");
+    std::fs::write(eval.join("app/page.tsx"), "export default function Page() { return null }\n").expect("write");
+    std::fs::write(
+        eval.join("labels.json"),
+        r#"{"gold_docs": ["01-app/03-api-reference/04-functions/updateTag.md"], "gold_apis": ["updateTag"], "why": "test"}"#,
+    )
+    .expect("write");
+    std::fs::write(eval.join("reference.json"), r#"[{"path": "app/actions.ts", "kind": "write"}]"#).expect("write");
+    std::fs::write(
+        eval.join("reference/app/actions.ts"),
+        "'use server'\nimport { updateTag } from 'next/cache'\n\nexport async function save() {\n  updateTag('posts')\n}\n",
+    )
+    .expect("write");
+    dir.join("evals")
+}
+
+fn benchmark(
+    out: &Path,
+    docs: &Path,
+    evals: &Path,
+    env: &[(&str, Option<&str>)],
+    extra: &[&str],
+) -> crate::support::Run {
+    let (out, docs, evals) = (out.display().to_string(), docs.display().to_string(), evals.display().to_string());
+    let mut args = vec!["run", "scripts/memory_hook.rhai", "--out", &out, "--", "--docs", &docs, "--evals", &evals];
+    args.extend(extra);
+    host_in_with(&repo_root(), &args, env)
+}
+
+#[test]
+fn the_offline_benchmark_matches_every_event_under_every_config_and_reports_from_summary_rows() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (docs, evals) = (docs(dir.path()), tiny_evals(dir.path()));
+    let run = dir.path().join("run");
+    let no_keys = [("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("OPENAI_API_KEY", None)];
+    benchmark(&run, &docs, &evals, &no_keys, &[]).expect_code(0);
+    // Two events (the prompt, the Write) under each retrieving config; no reranker without keys.
+    let counts =
+        rows(&format!("SELECT config, count(*) FROM '{}' GROUP BY config ORDER BY config", table(&run, "events")));
+    assert_eq!(counts, json!([["hybrid", 2], ["vector", 2], ["vector+imports", 2]]));
+    // The Write imports next/cache.updateTag: with the import boost its doc's memory ranks first.
+    let write = rows(&format!(
+        "SELECT gold_rank, sources[1] FROM '{}' WHERE config = 'vector+imports' AND tool = 'Write'",
+        table(&run, "events")
+    ));
+    assert_eq!(write, json!([[1, "01-app/03-api-reference/04-functions/updateTag.md"]]));
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    let mrr = rows(&format!(
+        "SELECT value FROM '{}' WHERE config = 'vector+imports' AND metric = 'mrr'",
+        table(&run, "summary")
+    ));
+    let mrr = mrr[0][0].as_f64().expect("a number");
+    let row = report.lines().find(|l| l.starts_with("| `vector+imports`")).expect("the config's row");
+    assert!(row.contains(&format!("{mrr:.3}")), "{row} shows the summary's MRR {mrr}");
+    let rerank = report.lines().find(|l| l.starts_with("| `rerank`")).expect("the rerank row");
+    assert!(rerank.contains("not measured"), "{rerank}");
+    assert!(report.contains("`rerank`: no reranker reply could be had"), "{report}");
+    let index = rows(&format!("SELECT value FROM '{}' WHERE config = 'agents-md'", table(&run, "summary")));
+    assert!(index[0][0].as_f64().expect("a number") > 100.0, "the docs index has a size: {index}");
+}
+
+#[test]
+fn the_reranker_orders_the_candidates_as_the_model_answers() {
+    let llm = FakeLlm::start();
+    llm.always(Fault::Reply("Relevant: [2, 1, 9]".into()));
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (docs, evals) = (docs(dir.path()), tiny_evals(dir.path()));
+    let run = dir.path().join("run");
+    let base = llm.openai_base();
+    let env = [("LLM_API_KEY", Some("k")), ("LLM_BASE_URL", Some(base.as_str())), ("ANTHROPIC_API_KEY", None)];
+    benchmark(
+        &run,
+        &docs,
+        &evals,
+        &env,
+        &["--configs", "hybrid,rerank", "--rerank-model", "fake-model", "--threshold", "0"],
+    )
+    .expect_code(0);
+    let seen = llm.seen();
+    assert_eq!(seen.len(), 2, "one rerank request per event");
+    assert!(
+        seen[1].prompt.contains("[1] ") && seen[1].prompt.contains("Answer with a JSON array"),
+        "{}",
+        seen[1].prompt
+    );
+    // The model puts hybrid's second candidate first; a number it names that is not a candidate (9,
+    // or 2 when there is one candidate) is ignored.
+    let picked = rows(&format!(
+        "SELECT event_index, len(h.memory_ids), CASE WHEN len(h.memory_ids) >= 2 \
+           THEN r.memory_ids[1:2] = [h.memory_ids[2], h.memory_ids[1]] ELSE r.memory_ids = h.memory_ids END \
+         FROM '{0}' h JOIN '{0}' r USING (event_index) WHERE h.config = 'hybrid' AND r.config = 'rerank' ORDER BY event_index",
+        table(&run, "events")
+    ));
+    let picked = picked.as_array().expect("rows");
+    assert_eq!(picked.len(), 2);
+    assert!(picked.iter().all(|row| row[2] == json!(true)), "{picked:?}");
+    assert!(picked[1][1].as_i64().expect("a count") >= 2, "the Write has several candidates to order: {picked:?}");
+}

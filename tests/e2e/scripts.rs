@@ -264,6 +264,19 @@ fn the_cortex_fixtures_pass_their_own_checker() {
 }
 
 #[test]
+fn the_memory_hook_evals_pass_their_own_checker() {
+    // Structure, labels and that each reference.json applies exactly (the gold docs are checked
+    // against the docs only when given --docs, which needs the next package).
+    let output = std::process::Command::new("python3")
+        .arg(repo_root().join("fixtures/memory-hook/check.py"))
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.trim_end().ends_with("OK") && stdout.contains("17 evals"), "{stdout}");
+}
+
+#[test]
 fn the_retrieval_example_finds_key_facts_and_every_number_traces_to_a_row() {
     let out = tempfile::tempdir().expect("temporary directory");
     let run_dir = out.path().join("run");
