@@ -10,6 +10,7 @@ Examples:
   host run scripts/cortex_v11.rhai --run-id baseline -- --trials 3 --profile ubundi
   host run scripts/examples/hello.rhai --scenario scenarios/hello.toml --out /tmp/hello-run
   host check scripts/cortex_v11.rhai
+  host hook install --memories runs/docs_to_memories/<id>
   host api > SCRIPT_API.md
 
 Exit codes: 0 ok, 1 the run finished but a declared check failed, 2 usage or input error.";
@@ -62,6 +63,73 @@ Example:\n  host model")]
     /// List guest modules, or call one guest function by hand
     #[command(subcommand)]
     Guest(GuestCommand),
+
+    /// Run a script as a Claude Code hook: the event on stdin, the context to inject on stdout
+    #[command(after_help = "Examples:
+  echo '{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"s1\",\"cwd\":\".\",\"prompt\":\"cache a page\"}' \\
+    | host hook scripts/hook_memory.rhai -- --memories runs/docs_to_memories/<id>
+  host hook install --memories runs/docs_to_memories/<id>            # print the settings block
+  host hook install --memories runs/docs_to_memories/<id> --write    # merge it into .claude/settings.json
+
+The script gets `--event FILE` (the event's JSON), `--state FILE` (this agent session's state)
+and `--cwd DIR` after its own arguments, and answers by writing `hook.json` with
+`results::write_json`: `#{ context, record, state }`. A non-empty `context` is printed as
+{\"hookSpecificOutput\":{\"hookEventName\":…,\"additionalContext\":…}}; `state` is kept for the
+session's next event; `record` joins the event's line in the log. The hook always exits 0 and
+prints nothing when anything fails (a hook must fail open); every event is a line of
+<cwd>/.claude/host-hook/events.jsonl (or $HOST_HOOK_DIR/events.jsonl).")]
+    Hook(HookArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub install: Option<HookInstallCommand>,
+
+    /// The hook script (.rhai)
+    pub script: Option<PathBuf>,
+
+    /// Give up on an event after this many seconds, injecting nothing (Claude Code waits at most 30 s for UserPromptSubmit)
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
+    pub timeout: f64,
+
+    /// Folder of the local embedding model [default: found or fetched, see `host model`]
+    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
+    pub model_dir: Option<PathBuf>,
+
+    /// Arguments for the script, after `--`
+    #[arg(last = true, value_name = "SCRIPT ARGS")]
+    pub script_args: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookInstallCommand {
+    /// Write or print the `.claude/settings.json` block that runs the memory hook
+    Install(HookInstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookInstallArgs {
+    /// The memory store: a `docs_to_memories` run directory
+    #[arg(long, value_name = "DIR")]
+    pub memories: PathBuf,
+
+    /// Match by vector search and the import boost only (the memory-no-rerank config)
+    #[arg(long)]
+    pub no_rerank: bool,
+
+    /// Merge the block into `<workspace>/.claude/settings.json` instead of printing it
+    #[arg(long)]
+    pub write: bool,
+
+    /// The workspace whose settings to write [default: the working directory]
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// The hook script [default: scripts/hook_memory.rhai of this project]
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -167,6 +235,10 @@ pub struct LlmArgs {
     /// Requests in flight per provider, across all of the script's calls
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub llm_concurrency: usize,
+
+    /// Retries of a call that failed for a reason worth retrying (429, 5xx, a timeout, a dropped connection)
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub llm_retries: u32,
 
     /// Requests per minute per provider [default: no limit]
     #[arg(long, value_name = "N")]

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         Command::Model(args) => commands::model::model(args),
         Command::Api(args) => commands::api::api(args),
         Command::Guest(command) => commands::guest::guest(command, cli.verbose),
+        Command::Hook(args) => commands::hook::hook(args, cli.verbose),
     };
     let outcome = result.unwrap_or_else(|error| {
         eprintln!("error: {error:#}");

@@ -370,3 +370,191 @@ fn the_reranker_orders_the_candidates_as_the_model_answers() {
     assert!(picked.iter().all(|row| row[2] == json!(true)), "{picked:?}");
     assert!(picked[1][1].as_i64().expect("a count") >= 2, "the Write has several candidates to order: {picked:?}");
 }
+
+/// A memory store from the test docs, and a hook folder of its own for a test.
+fn store(dir: &Path) -> PathBuf {
+    let run = dir.join("store");
+    extract(&run, &docs(dir), &[]).expect_code(0);
+    run
+}
+
+fn prompt_event(session: &str, prompt: &str) -> String {
+    json!({ "session_id": session, "hook_event_name": "UserPromptSubmit", "cwd": "/", "prompt_id": "p",
+            "permission_mode": "bypassPermissions", "transcript_path": "/dev/null", "prompt": prompt })
+    .to_string()
+}
+
+/// `host hook scripts/hook_memory.rhai -- --memories STORE [extra]` on `event`, logging to `hooks`.
+fn hook(hooks: &Path, store: &Path, event: &str, env: &[(&str, Option<&str>)], extra: &[&str]) -> crate::support::Run {
+    let (hooks, store) = (hooks.display().to_string(), store.display().to_string());
+    let mut all_env = vec![("HOST_HOOK_DIR", Some(hooks.as_str())), ("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None)];
+    all_env.extend_from_slice(env);
+    let mut args = vec!["hook", "scripts/hook_memory.rhai", "--", "--memories", &store];
+    args.extend(extra);
+    crate::support::host_with_stdin(&repo_root(), &args, &all_env, event)
+}
+
+fn log_lines(hooks: &Path) -> Vec<Value> {
+    std::fs::read_to_string(hooks.join("events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn the_hook_answers_a_prompt_about_update_tag_with_the_memory_from_its_doc() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));
+    let event = prompt_event("s1", "Should I call revalidateTag or updateTag after a Server Action saves a post?");
+    let outcome = hook(&hooks, &store, &event, &[], &["--no-rerank"]);
+    outcome.expect_code(0);
+    let answer: Value = serde_json::from_str(outcome.stdout.trim()).expect("one JSON object on stdout");
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    let context = answer["hookSpecificOutput"]["additionalContext"].as_str().expect("the context");
+    assert!(context.contains("`updateTag` can only be called from a Server Action"), "{context}");
+    assert!(context.contains("[Source: 01-app/03-api-reference/04-functions/updateTag.md - Usage]"), "{context}");
+    let lines = log_lines(&hooks);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["outcome"], "ok");
+    assert_eq!(lines[0]["event"], "UserPromptSubmit");
+    assert_eq!(lines[0]["reranked"], false);
+    assert!(
+        lines[0]["memory_ids"]
+            .as_array()
+            .expect("ids")
+            .contains(&json!("01-app/03-api-reference/04-functions/updateTag.md#8")),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0]["latency_ms"].as_f64().is_some());
+}
+
+#[test]
+fn a_memory_is_injected_at_most_once_per_agent_session() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));
+    let event = prompt_event("s1", "Should I call revalidateTag or updateTag after a Server Action saves a post?");
+    let first = hook(&hooks, &store, &event, &[], &["--no-rerank"]);
+    assert!(!first.expect_code(0).stdout.is_empty());
+    let again = hook(&hooks, &store, &event, &[], &["--no-rerank"]);
+    assert_eq!(again.expect_code(0).stdout, "", "everything was injected before in this session");
+    let other = hook(
+        &hooks,
+        &store,
+        &prompt_event("s2", "Should I call revalidateTag or updateTag after a Server Action saves a post?"),
+        &[],
+        &["--no-rerank"],
+    );
+    assert!(!other.expect_code(0).stdout.is_empty(), "another session gets them again");
+    let lines = log_lines(&hooks);
+    assert!(lines[1]["already_injected"].as_i64().expect("a count") > 0, "{}", lines[1]);
+}
+
+#[test]
+fn the_hook_fails_open_on_garbage_and_on_a_failing_script() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let hooks = dir.path().join("hooks");
+    let missing = dir.path().join("no-store");
+    let garbage = hook(&hooks, &missing, "this is not JSON {", &[], &[]);
+    garbage.expect_code(0);
+    assert_eq!(garbage.stdout, "");
+    let broken = hook(&hooks, &missing, &prompt_event("s1", "anything"), &[], &[]);
+    broken.expect_code(0);
+    assert_eq!(broken.stdout, "", "a script that fails injects nothing");
+    let lines = log_lines(&hooks);
+    assert_eq!(lines[0]["outcome"], "ignored");
+    assert_eq!(lines[1]["outcome"], "failed");
+    assert!(lines[1]["error"].as_str().expect("an error").contains("the script failed"), "{}", lines[1]);
+}
+
+#[test]
+fn a_write_event_is_matched_by_the_files_imports() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));
+    let workspace = dir.path().join("workspace");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let workspace = std::fs::canonicalize(&workspace).expect("canonical");
+    let event = json!({
+        "session_id": "s1", "hook_event_name": "PreToolUse", "cwd": workspace, "tool_name": "Write",
+        "tool_input": { "file_path": workspace.join("app/actions.ts"),
+                        "content": "'use server'\nimport { updateTag } from 'next/cache'\n\nexport async function save() {}\n" },
+    });
+    let outcome = hook(&hooks, &store, &event.to_string(), &[], &["--no-rerank"]);
+    outcome.expect_code(0);
+    let answer: Value = serde_json::from_str(outcome.stdout.trim()).expect("one JSON object on stdout");
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    let line = &log_lines(&hooks)[0];
+    assert_eq!(line["tool"], "Write");
+    assert_eq!(line["imports"], json!(["next/cache.updateTag"]));
+    assert_eq!(
+        line["memory_ids"][0], "01-app/03-api-reference/04-functions/updateTag.md#8",
+        "the boosted memory first: {line}"
+    );
+}
+
+#[test]
+fn the_hook_reranks_with_the_model_and_falls_back_when_it_cannot_be_reached() {
+    let llm = FakeLlm::start();
+    llm.always(Fault::Reply("[1]".into()));
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));
+    let base = llm.openai_base();
+    let env = [("LLM_API_KEY", Some("k")), ("LLM_BASE_URL", Some(base.as_str()))];
+    let event = prompt_event("s1", "Should I call revalidateTag or updateTag after a Server Action saves a post?");
+    hook(&hooks, &store, &event, &env, &["--rerank-model", "fake-model"]).expect_code(0);
+    llm.always(Fault::Status(500));
+    hook(
+        &hooks,
+        &store,
+        &prompt_event("s2", "How do I tag a fetch for later revalidation?"),
+        &env,
+        &["--rerank-model", "fake-model"],
+    )
+    .expect_code(0);
+    let lines = log_lines(&hooks);
+    assert_eq!(lines[0]["reranked"], true);
+    assert_eq!(lines[0]["memory_ids"].as_array().expect("ids").len(), 1, "the model kept one: {}", lines[0]);
+    assert_eq!(
+        lines[1]["reranked"], false,
+        "no reply: the matches above the threshold, as the original fell back: {}",
+        lines[1]
+    );
+    assert!(llm.seen().iter().any(|seen| seen.prompt.contains("Answer with a JSON array")));
+}
+
+#[test]
+fn hook_install_prints_the_settings_block_and_merges_it_into_a_workspace() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let store = store(dir.path());
+    let store_arg = store.display().to_string();
+    let printed = host_in(&repo_root(), &["hook", "install", "--memories", &store_arg]);
+    printed.expect_code(0);
+    let block: Value = serde_json::from_str(&printed.stdout).expect("JSON");
+    let command = block["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().expect("a command");
+    assert!(
+        command.contains(" hook ") && command.ends_with(&format!("scripts/hook_memory.rhai -- --memories {store_arg}")),
+        "{command}"
+    );
+    assert_eq!(block["hooks"]["PreToolUse"][0]["matcher"], "Edit|Write");
+
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir_all(workspace.join(".claude")).expect("workspace");
+    std::fs::write(workspace.join(".claude/settings.json"), r#"{"model": "keep-me"}"#).expect("write");
+    let ws = workspace.display().to_string();
+    host_in(&repo_root(), &["hook", "install", "--memories", &store_arg, "--no-rerank", "--write", "--workspace", &ws])
+        .expect_code(0);
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(workspace.join(".claude/settings.json")).expect("settings"))
+            .expect("JSON");
+    assert_eq!(settings["model"], "keep-me");
+    assert!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .expect("a command")
+            .ends_with(" --no-rerank")
+    );
+    let missing = host_in(&repo_root(), &["hook", "install", "--memories", "/nonexistent/store"]);
+    missing.expect_code(2);
+    assert!(missing.stderr.contains("does not exist"), "{}", missing.stderr);
+}

@@ -114,6 +114,35 @@ pub fn host_in_with(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> 
     Run::from(command.output().expect("run the host binary"))
 }
 
+/// `host` in `cwd` with `stdin` written to its standard input (a hook event), and `env` as in
+/// [`host_in_with`].
+pub fn host_with_stdin(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)], stdin: &str) -> Run {
+    use std::io::Write;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env("CI", "1")
+        .env("NO_COLOR", "1")
+        .env("HOST_CACHE_DIR", test_cache())
+        .env("HOST_MODEL_DIR", model_dir())
+        .env_remove("RUST_BACKTRACE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let mut child = command.spawn().expect("start the host binary");
+    if let Some(mut input) = child.stdin.take() {
+        input.write_all(stdin.as_bytes()).expect("write stdin");
+    }
+    Run::from(child.wait_with_output().expect("wait for the host binary"))
+}
+
 /// A finished `host` process.
 #[derive(Debug)]
 pub struct Run {

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod check;
 pub mod guest;
+pub mod hook;
 pub mod model;
 pub mod run;
 mod setup;

@@ -137,7 +137,7 @@ pub fn llm_settings(args: &LlmArgs) -> anyhow::Result<LlmSettings> {
             requests_per_minute: args.llm_rpm,
             tokens_per_minute: args.llm_tpm,
         },
-        retry: RetryPolicy::default(),
+        retry: RetryPolicy { max_retries: args.llm_retries, ..RetryPolicy::default() },
         max_cost: args.max_cost,
         pricing,
     })
