@@ -26,6 +26,7 @@ pub mod text;
 pub mod time;
 pub mod workspace;
 
+pub mod batch;
 pub mod decode;
 mod docs;
 

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use rhai::{Array, Dynamic, EvalAltResult, Map, Module, NativeCallContext, Position};
 use tokio::runtime::Handle;
 
@@ -124,19 +123,15 @@ fn chat_many(
     let requests =
         requests.into_iter().map(|value| request(value, position, "llm::chat_many")).collect::<Result<Vec<_>>>()?;
     let task = progress.start(label, Some(requests.len() as u64));
-    let outcomes: Vec<std::result::Result<ChatResponse, LlmError>> = runtime.block_on(
-        futures::stream::iter(requests)
-            .map(|request| {
-                let (llm, task) = (llm.clone(), task.clone());
-                async move {
-                    let outcome = llm.chat(request).await;
-                    task.advance(1);
-                    outcome
-                }
-            })
-            .buffered(concurrency)
-            .collect(),
-    );
+    let outcomes: Vec<std::result::Result<ChatResponse, LlmError>> =
+        runtime.block_on(crate::capabilities::batch::in_input_order(requests, concurrency, |request| {
+            let (llm, task) = (llm.clone(), task.clone());
+            async move {
+                let outcome = llm.chat(request).await;
+                task.advance(1);
+                outcome
+            }
+        }));
     task.finish();
     if let Some(fatal) =
         outcomes.iter().filter_map(|outcome| outcome.as_ref().err()).find(|error| error.kind.is_fatal())

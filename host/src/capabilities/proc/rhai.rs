@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, Module, NativeCallContext};
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
@@ -187,19 +186,16 @@ fn run_many(
         .collect::<Result<_>>()?;
     let label = options.label.unwrap_or_else(|| "proc".to_string());
     let task = progress.start(&label, Some(requests.len() as u64));
-    let outcomes: Vec<std::result::Result<ProcOutput, ProcError>> = runtime.block_on(
-        futures::stream::iter(requests)
-            .map(|request| {
-                let (proc, task) = (proc.clone(), task.clone());
-                async move {
-                    let outcome = proc.run(request).await;
-                    task.advance(1);
-                    outcome
-                }
-            })
-            .buffered(options.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1))
-            .collect(),
-    );
+    let concurrency = options.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
+    let outcomes: Vec<std::result::Result<ProcOutput, ProcError>> =
+        runtime.block_on(crate::capabilities::batch::in_input_order(requests, concurrency, |request| {
+            let (proc, task) = (proc.clone(), task.clone());
+            async move {
+                let outcome = proc.run(request).await;
+                task.advance(1);
+                outcome
+            }
+        }));
     task.finish();
     outcomes.into_iter().map(|outcome| outcome.map_err(|error| raise(context, &error)).and_then(output)).collect()
 }
