@@ -79,7 +79,9 @@ results::write_json("out.json", #{{ wall_ms: wall, answered: replies.filter(|r| 
         serde_json::from_str(&std::fs::read_to_string(out.join("out.json")).expect("out.json")).expect("JSON");
     let wall = result["wall_ms"].as_f64().expect("wall") / 1000.0;
     let ideal = slot_seconds / CONCURRENCY as f64;
-    println!("| `llm::chat_many`, {CALLS} calls, concurrency {CONCURRENCY}, 30% faulted | wall | ideal | wall / ideal | answered | in order |");
+    println!(
+        "| `llm::chat_many`, {CALLS} calls, concurrency {CONCURRENCY}, 30% faulted | wall | ideal | wall / ideal | answered | in order |"
+    );
     println!("|---|---:|---:|---:|---:|---|");
     println!(
         "| 250 ms answers; 429 + Retry-After 1, 500, hang past 3 s | {wall:.1} s | {ideal:.1} s | {:.2}× | {} | {} |",
