@@ -81,7 +81,7 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
         let console = parts.console.clone();
         Box::new(move |line: &str| console.line(line))
     };
-    let npm = Arc::new(NpmCache::new(&crate::project::cache_root(), "npm", notify));
+    let npm = Arc::new(NpmCache::new(&crate::project::cache_root(), &["npm"], notify));
     let readable = parts.files.clone();
     let allow_read = Box::new(move |dir: &Path| readable.allow_root(dir));
     let packages = Arc::new(RecordedPackages::new(npm, results.clone(), allow_read));

@@ -13,24 +13,28 @@ use super::{Package, Packages, PackagesError, pinned};
 /// the archive, `package/` unpacked and `sha256`.
 pub struct NpmCache {
     root: PathBuf,
-    program: String,
+    /// The npm client and any leading arguments (`["npm"]`).
+    command: Vec<String>,
     notify: Box<dyn Fn(&str) + Send + Sync>,
 }
 
 impl NpmCache {
-    /// `root` is host's cache folder; `program` the npm client (`npm`, or a path).
-    pub fn new(root: &Path, program: &str, notify: Box<dyn Fn(&str) + Send + Sync>) -> Self {
-        NpmCache { root: root.join("npm"), program: program.to_owned(), notify }
+    /// `root` is host's cache folder; `command` the npm client and any arguments before `pack`
+    /// (`["npm"]`).
+    pub fn new(root: &Path, command: &[&str], notify: Box<dyn Fn(&str) + Send + Sync>) -> Self {
+        NpmCache { root: root.join("npm"), command: command.iter().map(|part| (*part).to_owned()).collect(), notify }
     }
 
     fn fetch(&self, spec: &str, target: &Path) -> Result<(), PackagesError> {
         let cache = |source| PackagesError::Cache { path: self.root.clone(), source };
         let fail =
-            |reason: String| PackagesError::Fetch { spec: spec.to_owned(), program: self.program.clone(), reason };
+            |reason: String| PackagesError::Fetch { spec: spec.to_owned(), program: self.command.join(" "), reason };
         fs_err::create_dir_all(&self.root).map_err(cache)?;
         let staging = tempfile::Builder::new().prefix(".fetch-").tempdir_in(&self.root).map_err(cache)?;
         (self.notify)(&format!("fetching {spec} from the npm registry into {}", target.display()));
-        let packed = Command::new(&self.program)
+        let (program, leading) = self.command.split_first().ok_or_else(|| fail("no npm client was given".into()))?;
+        let packed = Command::new(program)
+            .args(leading)
             .args(["pack", spec, "--silent", "--pack-destination"])
             .arg(staging.path())
             .output()

@@ -1,7 +1,6 @@
 //! Specification of the `packages` capability: pinned specs only, a fetch once into the cache
 //! through the registry's own client, then reads from the cache.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use super::*;
@@ -29,8 +28,9 @@ fn a_spec_must_pin_an_exact_version() {
     }
 }
 
-/// A stand-in for `npm pack`: writes `<name>-<version>.tgz` holding `package/package.json` into
-/// the `--pack-destination` folder, and counts its calls in `calls`.
+/// A stand-in for `npm pack`, run by `sh` (so no test executes a file it just wrote, which can
+/// fail with "text file busy" while other tests fork): writes `<name>-<version>.tgz` holding
+/// `package/package.json` into the `--pack-destination` folder, and counts its calls in `calls`.
 fn fake_npm(dir: &Path) -> String {
     let script = dir.join("npm");
     let body = format!(
@@ -40,7 +40,6 @@ fn fake_npm(dir: &Path) -> String {
         calls = dir.join("calls").display()
     );
     std::fs::write(&script, body).expect("write the fake npm");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("make it executable");
     script.display().to_string()
 }
 
@@ -48,7 +47,7 @@ fn fake_npm(dir: &Path) -> String {
 fn a_package_is_fetched_once_and_then_read_from_the_cache() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let npm = fake_npm(dir.path());
-    let cache = NpmCache::new(&dir.path().join("cache"), &npm, Box::new(|_| {}));
+    let cache = NpmCache::new(&dir.path().join("cache"), &["sh", &npm], Box::new(|_| {}));
     let first = cache.npm("demo@1.0.0").expect("fetched");
     assert!(first.fetched);
     assert!(first.dir.join("package.json").is_file());
@@ -64,7 +63,7 @@ fn a_package_is_fetched_once_and_then_read_from_the_cache() {
 #[test]
 fn a_failed_fetch_leaves_nothing_that_looks_cached_and_says_how_to_get_it() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let cache = NpmCache::new(&dir.path().join("cache"), "/bin/false", Box::new(|_| {}));
+    let cache = NpmCache::new(&dir.path().join("cache"), &["false"], Box::new(|_| {}));
     let error = cache.npm("demo@1.0.0").expect_err("npm fails");
     assert!(error.to_string().contains("hint: run `npm pack demo@1.0.0`"), "{error}");
     let left: Vec<_> = std::fs::read_dir(dir.path().join("cache/npm")).expect("the cache folder").collect();
