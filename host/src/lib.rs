@@ -9,6 +9,7 @@ pub mod capabilities;
 pub mod cli;
 pub mod commands;
 pub mod console;
+pub mod hash_cache;
 pub mod project;
 pub mod run;
 pub mod script;

@@ -62,7 +62,7 @@ fn through_the_stack(server: &fake_llm::FakeLlm) -> f64 {
     };
     let results = Arc::new(RunResults::new(dir.path(), "bench").expect("results"));
     let log = Arc::new(ConsoleLog::new(Arc::new(Console::new(Style::Plain, false))));
-    let llm = stack(config, &settings, results, log).expect("stack");
+    let llm = stack(config, &settings, results, log, Default::default());
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let requests: Vec<ChatRequest> = (0..CALLS)
         .map(|i| ChatRequest {

@@ -125,7 +125,7 @@ fn the_remote_backend_batches_by_100_and_restores_the_order() {
     });
     assert_eq!(config.model, "text-embedding-3-small");
     let dir = tempfile::tempdir().expect("temporary directory");
-    let router = EmbedRouter::new(local(), config, dir.path().to_path_buf(), log()).expect("router");
+    let router = EmbedRouter::new(local(), config, dir.path().to_path_buf(), log(), Default::default());
     let texts: Vec<String> = (0..250).map(|i| format!("text number {i}")).collect();
     let request = EmbedRequest { texts: texts.clone(), model: Some("remote".into()) };
     let runtime = runtime();
@@ -155,7 +155,7 @@ fn vectors_cached_from_one_endpoint_are_not_reused_for_another_serving_the_same_
             "OC_EMBED_API_KEY" => Some("sk-embed-test".into()),
             _ => None,
         });
-        let router = EmbedRouter::new(local(), config, dir.path().to_path_buf(), log()).expect("router");
+        let router = EmbedRouter::new(local(), config, dir.path().to_path_buf(), log(), Default::default());
         runtime.block_on(router.embed(request.clone())).expect("remote vectors");
     }
     assert_eq!((first.seen().len(), second.seen().len()), (1, 1), "each endpoint is asked once, then cached");

@@ -55,7 +55,7 @@ fn harness_with(server: &FakeLlm, mode: CacheMode, max_cost: Option<f64>, limits
     std::fs::create_dir(dir.path().join("run")).expect("run dir");
     let results = Arc::new(RunResults::new(&dir.path().join("run"), "lib").expect("results"));
     let log = Arc::new(ConsoleLog::new(Arc::new(Console::new(Style::Plain, false))));
-    let llm = stack(config, &settings, results.clone(), log).expect("stack");
+    let llm = stack(config, &settings, results.clone(), log, Default::default());
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     Harness { llm, runtime, results, _dir: dir }
 }

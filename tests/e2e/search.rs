@@ -121,3 +121,65 @@ results::write_json("out.json", outcomes);
     assert_eq!(out["case5"], "accepted", "a zero vector is allowed and scores 0");
     assert!(out["no_vectors"].as_str().unwrap().contains("the corpus has no vectors"), "{}", out["no_vectors"]);
 }
+
+#[test]
+fn a_saved_corpus_opens_in_a_later_run_and_answers_as_the_one_that_was_saved() {
+    let project = TempProject::new();
+    let docs = r#"let docs = [
+    #{ id: "a", text: "revalidate a tag", vector: [1.0, 0.0, 0.2], imports: ["next/cache"], rule: "call revalidateTag" },
+    #{ id: "b", text: "read cookies", vector: [0.0, 1.0, 0.1], imports: ["next/headers"], rule: "await cookies()" },
+    #{ id: "c", text: "cache a function", vector: [0.7, 0.1, 0.7], imports: ["next/cache", "react"], rule: "use cache" },
+];
+let query = #{ text: "revalidate cache", vector: [0.9, 0.1, 0.3] };
+fn answers(corpus, query) {
+    #{ nearest: corpus.nearest(query.vector, 3).map(|h| [h.id, h.score, h.rule]),
+       hybrid: corpus.query(query, #{ fusion: "rrf", keyword: #{ profile: "benchmark" } }).map(|h| h.id),
+       cache: corpus.lookup("imports", "next/cache"), react: corpus.lookup("imports", "react"),
+       second: corpus.document(1) }
+}
+"#;
+    project.write(
+        "scripts/save.rhai",
+        &format!("{docs}let corpus = search::corpus(docs);\ncorpus.save(\"docs.corpus\", #{{ index: [\"imports\"] }});\nresults::write_json(\"out.json\", answers(corpus, query));\n"),
+    );
+    project.write(
+        "scripts/open.rhai",
+        &format!("{docs}let corpus = search::open_corpus(run::argv()[0]);\nresults::write_json(\"out.json\", answers(corpus, query) + #{{ len: corpus.len(), unindexed: corpus.lookup(\"rule\", \"use cache\") }});\n"),
+    );
+    project.host(&["run", "scripts/save.rhai", "--run-id", "saved"]).expect_code(0);
+    let stored = project.path().join("runs/save/saved/docs.corpus");
+    project.host(&["run", "scripts/open.rhai", "--run-id", "opened", "--", stored.to_str().unwrap()]).expect_code(0);
+    let saved: Value = serde_json::from_str(&project.read("runs/save/saved/out.json")).unwrap();
+    let mut opened: Value = serde_json::from_str(&project.read("runs/open/opened/out.json")).unwrap();
+    assert_eq!(opened["len"], 3);
+    assert_eq!(opened["unindexed"], json!([2]), "a field not indexed is found by reading every document");
+    let object = opened.as_object_mut().unwrap();
+    object.remove("len");
+    object.remove("unindexed");
+    assert_eq!(opened, saved, "the same hits, scores, fields and lookups");
+    assert_eq!(saved["cache"], json!([0, 2]));
+    assert_eq!(saved["second"]["rule"], "await cookies()");
+    let manifest: Value = serde_json::from_str(&project.read("runs/save/saved/manifest.json")).unwrap();
+    assert!(manifest["files"].to_string().contains("docs.corpus"), "the saved corpus is listed with the run's files");
+}
+
+#[test]
+fn a_file_that_is_not_a_corpus_and_a_document_out_of_range_are_clear_errors() {
+    let out = run(r#"results::write_text("fake.corpus", "host-corpus 1\n{\"ids\": []}\n");
+results::write_text("other.corpus", "PAR1...");
+let outcomes = #{};
+for name in ["fake.corpus", "other.corpus"] {
+    try { search::open_corpus(`${run::dir()}/${name}`); outcomes[name] = "opened"; } catch (error) { outcomes[name] = error; }
+}
+try { search::corpus([#{ text: "only" }]).document(3); } catch (error) { outcomes.range = error; }
+results::write_json("out.json", outcomes);
+"#);
+    let fake = out["fake.corpus"].as_str().unwrap();
+    assert!(fake.contains("fake.corpus") && fake.contains("its header is not valid"), "{fake}");
+    let other = out["other.corpus"].as_str().unwrap();
+    assert!(
+        other.contains("it is not a corpus file") && other.contains("hint: write one with `corpus.save(path)`"),
+        "{other}"
+    );
+    assert_eq!(out["range"], "there is no document 3 (the corpus has 1)");
+}

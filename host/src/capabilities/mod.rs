@@ -83,7 +83,7 @@ impl Capabilities {
             ("workspace", workspace::rhai::module(self.workspaces.clone())),
             ("packages", packages::rhai::module(self.packages.clone())),
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
-            ("search", search::rhai::module(self.search.clone())),
+            ("search", search::rhai::module(self.search.clone(), self.files.clone(), self.results.clone())),
             ("stats", stats::rhai::module()),
             ("text", text::rhai::module()),
             ("guest", guest::rhai::module(self.guests.clone())),

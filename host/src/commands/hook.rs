@@ -203,9 +203,9 @@ fn install(args: &HookInstallArgs) -> anyhow::Result<Outcome> {
     }
     let memories = fs_err::canonicalize(&args.memories)
         .with_context(|| format!("the memory store `{}` does not exist", args.memories.display()))?;
-    if !memories.join("phases/memories.json").is_file() {
+    if !memories.join("memories.corpus").is_file() {
         anyhow::bail!(
-            "`{}` is not a docs_to_memories run directory (it has no phases/memories.json); hint: run `host run scripts/docs_to_memories.rhai -- extract` first",
+            "`{}` is not a docs_to_memories run directory (it has no memories.corpus); hint: run `host run scripts/docs_to_memories.rhai -- extract` first",
             memories.display()
         );
     }

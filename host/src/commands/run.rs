@@ -33,6 +33,11 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let run_id = args.run_id.clone().unwrap_or_else(run::new_run_id);
     run::validate_run_id(&run_id)?;
 
+    // Asking git (two processes, about 15 ms) overlaps with compiling; only the manifest waits.
+    let git = {
+        let root = project.root.clone();
+        std::thread::spawn(move || GitState::of(&root))
+    };
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let mut policy = ReadPolicy::new(&project.root)?;
     for token in &args.script_args {
@@ -58,8 +63,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let parsed_args = parse_script_args(&args.script_args);
     let runs = project.root.join("runs");
     let staging = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let git = GitState::of(&project.root);
-    let info = |dir: &Path| RunInfo {
+    let info = |dir: &Path, git: Option<GitState>| RunInfo {
         id: run_id.clone(),
         script: shown.clone(),
         experiment: experiment.clone(),
@@ -67,7 +71,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         args: parsed_args.clone(),
         argv: args.script_args.clone(),
         scenario: scenario.as_ref().map(|(value, _)| value.clone()),
-        git: git.clone(),
+        git,
     };
     let limits = Limits { max_operations: args.max_operations, ..Limits::default() };
     let llm_settings = super::llm_settings(&args.llm)?;
@@ -92,7 +96,8 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     // compiling, so the scratch capabilities of `host check` would compile in empty values.
     let ast = {
         let results = Arc::new(RunResults::new(staging.path(), &run_id)?);
-        let capabilities = capabilities(&parts, results, info(staging.path()))?;
+        // Compiling never asks for the git state, so the scratch capabilities go without it.
+        let capabilities = capabilities(&parts, results, info(staging.path(), None))?;
         let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
         let engine = script::engine(&capabilities, resolver, limits, Default::default());
         let scope = script::scope(&capabilities).map_err(|error| anyhow::anyhow!("{error}"))?;
@@ -107,7 +112,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
 
     // `-- --help` to a script that declares its flags: print them, and make no run.
     if parsed_args.get("help") == Some(&serde_json::Value::Bool(true)) && sources.any_contains("run::flags(") {
-        return show_flags(&project, &sources, &shown, &ast, limits, info(staging.path()), verbose);
+        return show_flags(&project, &sources, &shown, &ast, limits, info(staging.path(), None), verbose);
     }
 
     let dir = run::create_dir(args.out.as_deref(), &runs, &experiment, &run_id)?;
@@ -115,7 +120,8 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
     files.allow_root(&dir);
     console.attach_log_file(&dir.join("run.log")).context("cannot create run.log")?;
     let results = Arc::new(RunResults::new(&dir, &run_id)?);
-    let capabilities = capabilities(&parts, results.clone(), info(&dir))?;
+    let git = git.join().unwrap_or(None);
+    let capabilities = capabilities(&parts, results.clone(), info(&dir, git.clone()))?;
 
     let mut manifest = Manifest::new(
         &run_id,

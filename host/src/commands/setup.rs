@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
-use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp};
+use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp, SharedClient};
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::packages::{NoPackages, NpmCache, RecordedPackages};
@@ -46,19 +46,17 @@ pub struct Ingredients<'a> {
 /// The capabilities of a run, on the real console, file system and network.
 pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunInfo) -> anyhow::Result<Capabilities> {
     let log: Arc<dyn Log> = Arc::new(ConsoleLog::new(parts.console.clone()));
-    let llm = llm::stack(LlmConfig::from_env(), parts.llm, results.clone(), log.clone())
-        .context("cannot set up the HTTP client for LLM calls")?;
-    let client = ReqwestHttp::new().context("cannot set up the HTTP client for `http::` requests")?;
-    let http = Arc::new(MeteredHttp::new(Arc::new(client), results.clone(), log.clone()));
+    let client = SharedClient::default();
+    let llm = llm::stack(LlmConfig::from_env(), parts.llm, results.clone(), log.clone(), client.clone());
+    let http = Arc::new(MeteredHttp::new(Arc::new(ReqwestHttp::new(client.clone())), results.clone(), log.clone()));
     let notify = {
         let console = parts.console.clone();
         Arc::new(move |line: &str| console.line(line))
     };
     let cache = crate::project::cache_root();
     let local = Arc::new(LocalEmbedder::new(parts.model_dir.clone(), cache.clone(), notify));
-    let embed = EmbedRouter::new(local, RemoteConfig::from_env(), cache.join("embeddings"), log.clone())
-        .context("cannot set up the HTTP client for embeddings")?;
-    let embed = Arc::new(embed);
+    let embed =
+        Arc::new(EmbedRouter::new(local, RemoteConfig::from_env(), cache.join("embeddings"), log.clone(), client));
     let imports = Arc::new(GuestImports { log: log.clone(), embed: embed.clone(), llm: llm.clone() });
     let notify = {
         let console = parts.console.clone();

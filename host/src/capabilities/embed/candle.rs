@@ -39,30 +39,48 @@ fn compute(error: candle_core::Error) -> EmbedError {
 }
 
 impl CandleEmbedder {
-    pub fn load(located: &Located) -> Result<Self, EmbedError> {
+    /// Loads the model in `located`; `stamps` is where the weights' hash is remembered
+    /// ([`crate::hash_cache`]). The tokenizer (about 35 ms to parse) loads on a second thread
+    /// while the weights are read.
+    pub fn load(located: &Located, stamps: &Path) -> Result<Self, EmbedError> {
         let folder = &located.path;
         let config_text = std::fs::read_to_string(folder.join("config.json")).map_err(|e| load_error(folder, e))?;
         let config: Config = serde_json::from_str(&config_text).map_err(|e| load_error(folder, e))?;
-        let mut tokenizer = Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| load_error(folder, e))?;
-        let truncation = TruncationParams {
-            max_length: MAX_TOKENS,
-            strategy: TruncationStrategy::LongestFirst,
-            stride: 0,
-            direction: TruncationDirection::Right,
-        };
-        tokenizer.with_truncation(Some(truncation)).map_err(|e| load_error(folder, e))?;
-        tokenizer.with_padding(None);
         let device = Device::Cpu;
         let weights = folder.join("model.safetensors");
-        let bytes = std::fs::read(&weights).map_err(|e| load_error(folder, e))?;
-        let weights_sha256 = crate::capabilities::fs::sha256_hex(&bytes);
-        // Read, not memory-mapped: mapping needs `unsafe`, which this crate keeps for guest memory.
-        let builder =
-            VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| load_error(folder, e))?;
+        let (tokenizer, builder) = std::thread::scope(|scope| {
+            let tokenizer = scope.spawn(|| tokenizer(folder));
+            let builder = match super::weights::load(&weights, &device) {
+                Ok(Some(tensors)) => Ok(VarBuilder::from_tensors(tensors, DType::F32, &device)),
+                Ok(None) => std::fs::read(&weights).map_err(|e| load_error(folder, e)).and_then(|bytes| {
+                    VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| load_error(folder, e))
+                }),
+                Err(message) => Err(load_error(&weights, message)),
+            };
+            (tokenizer.join().unwrap_or_else(|_| Err(load_error(folder, "the tokenizer's loader panicked"))), builder)
+        });
+        let (tokenizer, builder) = (tokenizer?, builder?);
         let model = BertModel::load(builder, &config).map_err(|e| load_error(folder, e))?;
+        let weights_sha256 = crate::hash_cache::sha256_of(&weights, stamps).map_err(|e| load_error(&weights, e))?;
         Ok(CandleEmbedder { model, tokenizer, device, weights_sha256 })
     }
+}
 
+/// The model's tokenizer, truncating as sentence-transformers does and never padding.
+fn tokenizer(folder: &Path) -> Result<Tokenizer, EmbedError> {
+    let mut tokenizer = Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| load_error(folder, e))?;
+    let truncation = TruncationParams {
+        max_length: MAX_TOKENS,
+        strategy: TruncationStrategy::LongestFirst,
+        stride: 0,
+        direction: TruncationDirection::Right,
+    };
+    tokenizer.with_truncation(Some(truncation)).map_err(|e| load_error(folder, e))?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
+}
+
+impl CandleEmbedder {
     /// The token ids the model sees for each text: `[CLS] … [SEP]`, at most [`MAX_TOKENS`].
     pub fn token_ids(&self, texts: &[String]) -> Result<Vec<Vec<u32>>, EmbedError> {
         let encodings = self

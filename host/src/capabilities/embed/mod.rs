@@ -10,6 +10,7 @@ pub mod model;
 mod remote;
 pub mod rhai;
 pub mod wasm;
+mod weights;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -19,6 +20,8 @@ use serde::{Deserialize, Serialize};
 pub use cache::CachedEmbedder;
 pub use candle::{CandleEmbedder, MAX_TOKENS};
 pub use remote::{OpenAiEmbedder, RemoteConfig};
+
+use crate::capabilities::http::SharedClient;
 
 /// Why texts could not be embedded.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -100,10 +103,19 @@ impl LocalEmbedder {
             .get_or_init(|| {
                 let located = model::locate(self.model_dir.as_deref(), &self.cache_root, &*self.notify)
                     .map_err(|error| EmbedError::Model(error.to_string()))?;
-                Ok((Arc::new(CandleEmbedder::load(&located)?), located))
+                Ok((Arc::new(CandleEmbedder::load(&located, &self.cache_root.join("hashes"))?), located))
             })
             .clone()
             .map(|(model, _)| model)
+    }
+
+    /// Starts loading the model on another thread, so that whatever the caller does next
+    /// overlaps the load; a later [`Self::model`] waits for it.
+    pub fn preload(self: &Arc<Self>) {
+        let this = self.clone();
+        std::thread::spawn(move || {
+            let _ = this.model();
+        });
     }
 
     /// The model's provenance, if it was loaded in this run.
@@ -141,7 +153,7 @@ pub struct EmbedRouter {
     used: std::sync::Mutex<std::collections::BTreeSet<String>>,
     local: Arc<dyn Embedder>,
     remote: RemoteConfig,
-    client: reqwest::Client,
+    client: SharedClient,
     cache_dir: PathBuf,
     log: Arc<dyn crate::capabilities::log::Log>,
 }
@@ -152,10 +164,10 @@ impl EmbedRouter {
         remote: RemoteConfig,
         cache_dir: PathBuf,
         log: Arc<dyn crate::capabilities::log::Log>,
-    ) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)).build()?;
+        client: SharedClient,
+    ) -> Self {
         let local: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(model.clone(), &cache_dir, log.clone()));
-        Ok(EmbedRouter { model, used: Default::default(), local, remote, client, cache_dir, log })
+        EmbedRouter { model, used: Default::default(), local, remote, client, cache_dir, log }
     }
 
     /// Every embedding model this run used, for the manifest: the local one with its weights'
@@ -179,6 +191,11 @@ impl EmbedRouter {
                 },
             })
             .collect()
+    }
+
+    /// Starts loading the local model in the background ([`LocalEmbedder::preload`]).
+    pub fn preload_local(&self) {
+        self.model.preload();
     }
 
     fn note(&self, id: String) {

@@ -9,6 +9,7 @@ use backon::{BackoffBuilder, ExponentialBuilder};
 use serde_json::{Value, json};
 
 use super::{EmbedError, Embedder, Embeddings};
+use crate::capabilities::http::SharedClient;
 use crate::capabilities::llm::{ApiKey, ErrorKind, OPENAI_BASE_URL, setting};
 
 /// The original's batch size.
@@ -41,13 +42,13 @@ impl RemoteConfig {
 }
 
 pub struct OpenAiEmbedder {
-    client: reqwest::Client,
+    client: SharedClient,
     config: RemoteConfig,
     model: String,
 }
 
 impl OpenAiEmbedder {
-    pub fn new(client: reqwest::Client, config: RemoteConfig, model: String) -> Self {
+    pub fn new(client: SharedClient, config: RemoteConfig, model: String) -> Self {
         OpenAiEmbedder { client, config, model }
     }
 
@@ -59,8 +60,9 @@ impl OpenAiEmbedder {
         let url = format!("{}/embeddings", self.config.base_url.trim_end_matches('/'));
         let body = json!({ "model": self.model, "input": texts });
         let mut backoff = ExponentialBuilder::default().with_jitter().with_max_times(MAX_RETRIES).build();
+        let client = crate::capabilities::llm::http::client(&self.client, "openai").map_err(EmbedError::Remote)?;
         let reply = loop {
-            let request = self.client.post(&url).bearer_auth(key.expose()).json(&body);
+            let request = client.post(&url).bearer_auth(key.expose()).json(&body);
             match crate::capabilities::llm::http::exchange("openai", request, TIMEOUT).await {
                 Ok(reply) => break reply,
                 Err(error) => match backoff.next() {

@@ -53,6 +53,19 @@ struct TextsOptions {
 pub fn module(router: Arc<EmbedRouter>, runtime: Handle) -> Module {
     let mut module = Module::new();
 
+    let loader = router.clone();
+    function(
+        "preload",
+        &["()"],
+        "
+Starts loading the local model on another thread and returns at once, so that what the script
+does next overlaps the load (about 0.1 s); the first `embed::` call waits for it if it is not
+done. For scripts that must answer fast, such as hooks. A vector from the cache needs no model.
+Example: `embed::preload(); let event = fs::read_json(path); let vector = embed::text(event.prompt);`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move || loader.preload_local());
+
     let (embedder, handle) = (router.clone(), runtime.clone());
     function(
         "texts",

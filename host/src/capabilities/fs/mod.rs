@@ -55,6 +55,8 @@ pub struct Text {
 pub trait Files: Send + Sync {
     /// The whole file as UTF-8 text.
     fn read_text(&self, path: &str) -> Result<Text, FilesError>;
+    /// The whole file as bytes.
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FilesError>;
     /// Whether `path` names an existing file or folder that may be read.
     fn exists(&self, path: &str) -> Result<bool, FilesError>;
     /// The entries of a folder, sorted by name, as paths usable with the other functions.
@@ -114,10 +116,15 @@ impl SandboxFiles {
 }
 
 impl Files for SandboxFiles {
-    fn read_text(&self, path: &str) -> Result<Text, FilesError> {
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FilesError> {
         let resolved = self.resolve_path(path)?;
         let bytes = fs_err::read(&resolved).map_err(|source| FilesError::Io { path: path.to_string(), source })?;
         self.record(&resolved, &bytes);
+        Ok(bytes)
+    }
+
+    fn read_text(&self, path: &str) -> Result<Text, FilesError> {
+        let bytes = self.read_bytes(path)?;
         let content = String::from_utf8(bytes).map_err(|error| FilesError::NotUtf8 {
             path: path.to_string(),
             offset: error.utf8_error().valid_up_to(),

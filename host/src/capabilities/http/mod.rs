@@ -7,6 +7,7 @@
 //! URL, an unknown method, an unknown field) is an [`HttpError`]. Header values may be secrets
 //! (`x-api-key`), so nothing here logs, records or formats them into a message.
 
+mod client;
 mod metered;
 mod offline;
 mod reqwest;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use self::reqwest::ReqwestHttp;
+pub use client::SharedClient;
 pub use metered::{CALLS_TABLE, MeteredHttp};
 pub use offline::OfflineHttp;
 
@@ -256,11 +258,8 @@ pub enum HttpError {
     Timeout { value: f64 },
     #[error("invalid HTTP request: `json` and `body` are both set; hint: send one of them")]
     BodyAndJson,
-    #[error("cannot set up the HTTP client")]
-    Client {
-        #[source]
-        source: ::reqwest::Error,
-    },
+    #[error("{message}")]
+    Client { message: String },
 }
 
 /// The `url` crate's parse error, which reqwest does not re-export by name.

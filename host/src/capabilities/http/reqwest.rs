@@ -5,23 +5,18 @@
 
 use std::time::{Duration, Instant};
 
-use super::{FailureKind, Http, HttpError, HttpRequest, HttpResponse, MAX_RESPONSE_BYTES, recordable_url};
+use super::{
+    FailureKind, Http, HttpError, HttpRequest, HttpResponse, MAX_RESPONSE_BYTES, SharedClient, recordable_url,
+};
 use crate::capabilities::error_chain;
 
-/// How long to wait for a connection, unless the request's own timeout is shorter.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
 pub struct ReqwestHttp {
-    client: ::reqwest::Client,
+    client: SharedClient,
 }
 
 impl ReqwestHttp {
-    pub fn new() -> Result<Self, HttpError> {
-        let client = ::reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .build()
-            .map_err(|source| HttpError::Client { source })?;
-        Ok(ReqwestHttp { client })
+    pub fn new(client: SharedClient) -> Self {
+        ReqwestHttp { client }
     }
 }
 
@@ -30,7 +25,8 @@ impl Http for ReqwestHttp {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
         let valid = request.validate()?;
         let shown = recordable_url(valid.url.as_str());
-        let mut builder = self.client.request(valid.method, valid.url).headers(valid.headers).timeout(valid.timeout);
+        let client = self.client.get().map_err(|message| HttpError::Client { message })?;
+        let mut builder = client.request(valid.method, valid.url).headers(valid.headers).timeout(valid.timeout);
         if let Some(json) = &request.json {
             builder = builder.json(json);
         } else if let Some(body) = request.body {

@@ -3,19 +3,20 @@
 
 use serde_json::{Value, json};
 
-use super::http::exchange;
+use super::http::{client, exchange};
 use super::{ChatRequest, ChatResponse, Endpoint, ErrorKind, Llm, LlmError, Usage};
+use crate::capabilities::http::SharedClient;
 
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 #[derive(Debug, Clone)]
 pub struct AnthropicLlm {
-    client: reqwest::Client,
+    client: SharedClient,
     endpoint: Endpoint,
 }
 
 impl AnthropicLlm {
-    pub fn new(client: reqwest::Client, endpoint: Endpoint) -> Self {
+    pub fn new(client: SharedClient, endpoint: Endpoint) -> Self {
         AnthropicLlm { client, endpoint }
     }
 }
@@ -42,8 +43,7 @@ impl Llm for AnthropicLlm {
             body["system"] = Value::String(system.join("\n\n"));
         }
         let url = format!("{}/v1/messages", self.endpoint.base_url.trim_end_matches('/'));
-        let http = self
-            .client
+        let http = client(&self.client, "anthropic")?
             .post(url)
             .header("x-api-key", key.expose())
             .header("anthropic-version", ANTHROPIC_VERSION)

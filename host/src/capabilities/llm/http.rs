@@ -7,11 +7,17 @@ use reqwest::header::HeaderMap;
 use serde_json::Value;
 
 use super::ErrorKind;
+use crate::capabilities::http::SharedClient;
 
 /// A successful exchange: the parsed body and the time it took.
 pub struct Reply {
     pub body: Value,
     pub latency_ms: u64,
+}
+
+/// The shared client, or why `provider` cannot be reached without one.
+pub fn client(shared: &SharedClient, provider: &str) -> Result<reqwest::Client, ErrorKind> {
+    shared.get().map_err(|message| ErrorKind::Connection { provider: provider.to_string(), message })
 }
 
 /// Sends `request` and returns its JSON body, or the classified failure.

@@ -155,13 +155,13 @@ pub fn stack(
     settings: &LlmSettings,
     results: std::sync::Arc<dyn crate::capabilities::results::Results>,
     log: std::sync::Arc<dyn crate::capabilities::log::Log>,
-) -> Result<std::sync::Arc<dyn Llm>, reqwest::Error> {
+    client: crate::capabilities::http::SharedClient,
+) -> std::sync::Arc<dyn Llm> {
     use std::sync::Arc;
-    let client = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10)).build()?;
     let router: Arc<dyn Llm> = Arc::new(ProviderRouter::new(&config, client));
     let retrying: Arc<dyn Llm> = Arc::new(RetryingLlm::new(router, settings.retry));
     let limited: Arc<dyn Llm> = Arc::new(LimitedLlm::new(retrying, settings.limits));
     let cached: Arc<dyn Llm> =
         Arc::new(CachedLlm::new(limited, &settings.cache_dir, settings.cache_mode, config.clone(), log.clone()));
-    Ok(Arc::new(MeteredLlm::new(cached, config, settings.pricing.clone(), settings.max_cost, results, log)))
+    Arc::new(MeteredLlm::new(cached, config, settings.pricing.clone(), settings.max_cost, results, log))
 }

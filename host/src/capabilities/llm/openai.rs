@@ -3,17 +3,18 @@
 
 use serde_json::{Value, json};
 
-use super::http::exchange;
+use super::http::{client, exchange};
 use super::{ChatRequest, ChatResponse, Endpoint, ErrorKind, Llm, LlmError, Usage};
+use crate::capabilities::http::SharedClient;
 
 #[derive(Debug, Clone)]
 pub struct OpenAiLlm {
-    client: reqwest::Client,
+    client: SharedClient,
     endpoint: Endpoint,
 }
 
 impl OpenAiLlm {
-    pub fn new(client: reqwest::Client, endpoint: Endpoint) -> Self {
+    pub fn new(client: SharedClient, endpoint: Endpoint) -> Self {
         OpenAiLlm { client, endpoint }
     }
 }
@@ -33,7 +34,7 @@ impl Llm for OpenAiLlm {
             "max_tokens": request.max_tokens,
         });
         let url = format!("{}/chat/completions", self.endpoint.base_url.trim_end_matches('/'));
-        let http = self.client.post(url).bearer_auth(key.expose()).json(&body);
+        let http = client(&self.client, "openai")?.post(url).bearer_auth(key.expose()).json(&body);
         let reply = exchange("openai", http, request.timeout()).await?;
         let text = reply.body.pointer("/choices/0/message/content").and_then(Value::as_str);
         let text = text.filter(|text| !text.is_empty()).ok_or(ErrorKind::NoContent { provider: "openai".into() })?;

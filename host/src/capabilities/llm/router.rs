@@ -2,6 +2,7 @@
 
 use super::config::Endpoint;
 use super::{AnthropicLlm, ChatRequest, ChatResponse, Llm, LlmConfig, LlmError, OpenAiLlm};
+use crate::capabilities::http::SharedClient;
 
 /// The bottom of the stack: one backend per endpoint.
 #[derive(Debug)]
@@ -12,7 +13,7 @@ pub struct ProviderRouter {
 }
 
 impl ProviderRouter {
-    pub fn new(config: &LlmConfig, client: reqwest::Client) -> Self {
+    pub fn new(config: &LlmConfig, client: SharedClient) -> Self {
         ProviderRouter {
             llm: OpenAiLlm::new(client.clone(), config.llm.clone()),
             judge: OpenAiLlm::new(client.clone(), config.judge.clone()),

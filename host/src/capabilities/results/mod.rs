@@ -58,6 +58,8 @@ pub enum FileContent {
     Jsonl(Vec<Value>),
     /// Text as given (Markdown, CSV, ...).
     Text(String),
+    /// Bytes as given (a corpus file).
+    Bytes(Vec<u8>),
 }
 
 /// A check the script declared; any failed check makes the run exit with code 1.
@@ -204,6 +206,7 @@ impl Results for RunResults {
                 text.into_bytes()
             }
             FileContent::Text(text) => text.into_bytes(),
+            FileContent::Bytes(bytes) => bytes,
         };
         crate::atomic::write(&target, &bytes)
             .map_err(|source| ResultsError::Write { path: path.to_string(), source })?;

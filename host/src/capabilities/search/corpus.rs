@@ -155,6 +155,12 @@ impl Corpus {
         Ok(Corpus { documents, vectors, keyword: Mutex::new(HashMap::new()) })
     }
 
+    /// A corpus over `documents` whose vectors, in document order, are already in `vectors`
+    /// (a corpus file read back); the caller has checked that the counts agree.
+    pub(super) fn with_store(documents: Vec<Document>, vectors: Option<VectorStore>) -> Self {
+        Corpus { documents, vectors, keyword: Mutex::new(HashMap::new()) }
+    }
+
     pub fn len(&self) -> usize {
         self.documents.len()
     }

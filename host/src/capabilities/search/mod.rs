@@ -15,7 +15,9 @@ pub mod hybrid;
 pub mod mmr;
 pub mod pipeline;
 pub mod rhai;
+mod rhai_files;
 pub mod snippet;
+pub mod stored;
 pub mod text;
 pub mod text_index;
 pub mod tokenize;
@@ -58,6 +60,21 @@ pub enum SearchError {
     NoVectors,
     #[error("document {index}: {message}")]
     BadDocument { index: usize, message: String },
+    #[error("corpus file `{path}`")]
+    CorpusFile {
+        path: String,
+        #[source]
+        source: stored::StoredError,
+    },
+    #[error("corpus file `{path}`: the fields of document {doc} are not valid JSON")]
+    StoredFields {
+        path: String,
+        doc: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("there is no document {doc} (the corpus has {count})")]
+    NoDocument { doc: i64, count: usize },
 }
 
 /// Building corpora and embedding queries. Object safe, so guests get what scripts get.

@@ -11,35 +11,95 @@ use super::fusion::Leg;
 use super::mmr::{self, MmrOptions};
 use super::pipeline::{self, QueryOptions};
 use super::snippet::{SNIPPET_MAX_CHARS, snippet};
+use super::stored::{FieldIndex, StoredFields};
 use super::text_index::{TextIndex, TextIndexOptions};
 use super::tokenize::Tokenizer;
 use super::{Search, SearchError, decay};
 use crate::capabilities::docs::function;
+use crate::capabilities::fs::Files;
+use crate::capabilities::results::Results;
 use crate::capabilities::{script_error, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
-/// A corpus as scripts hold it: the documents as given, and the model that embedded them.
+/// A corpus as scripts hold it: the documents' own fields, and the model that embedded them.
 #[derive(Clone)]
 pub struct CorpusHandle {
-    corpus: Arc<Corpus>,
-    documents: Arc<Vec<Map>>,
-    model: Option<String>,
-    search: Arc<dyn Search>,
+    pub(super) corpus: Arc<Corpus>,
+    pub(super) fields: Arc<Fields>,
+    pub(super) model: Option<String>,
+    pub(super) search: Arc<dyn Search>,
 }
 
 /// A tantivy index as scripts hold it.
 #[derive(Clone)]
 pub struct TextIndexHandle {
     index: Arc<TextIndex>,
-    documents: Arc<Vec<Map>>,
+    fields: Arc<Fields>,
+}
+
+/// The documents' own fields, which hits return: as the script gave them, or still encoded in a
+/// corpus file and decoded one document at a time (a hook reads only what it injects).
+pub(super) enum Fields {
+    Given(Vec<Map>),
+    Stored { path: String, fields: StoredFields, index: FieldIndex },
+}
+
+impl Fields {
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Fields::Given(maps) => maps.len(),
+            Fields::Stored { fields, .. } => fields.len(),
+        }
+    }
+
+    /// Document `doc`'s fields (empty past the end).
+    pub(super) fn get(&self, doc: usize) -> std::result::Result<Map, SearchError> {
+        match self {
+            Fields::Given(maps) => Ok(maps.get(doc).cloned().unwrap_or_default()),
+            Fields::Stored { path, fields, .. } => match fields.get(doc) {
+                None => Ok(Map::new()),
+                Some(Err(source)) => Err(SearchError::StoredFields { path: path.clone(), doc, source }),
+                Some(Ok(object)) => {
+                    let value = rhai::serde::to_dynamic(Value::Object(object)).unwrap_or_default();
+                    Ok(value.try_cast::<Map>().unwrap_or_default())
+                }
+            },
+        }
+    }
+
+    /// The documents whose `field` is `value`, or is a list holding it, ascending: from the
+    /// corpus file's index when the field was indexed on saving, else by reading every document.
+    pub(super) fn lookup(&self, field: &str, value: &str) -> std::result::Result<Vec<usize>, SearchError> {
+        if let Fields::Stored { index, .. } = self
+            && let Some(postings) = index.get(field)
+        {
+            return Ok(postings.get(value).cloned().unwrap_or_default());
+        }
+        let mut found = Vec::new();
+        for doc in 0..self.len() {
+            let fields = self.get(doc)?;
+            let holds = match fields.get(field) {
+                Some(item) if item.is_string() => item.to_string() == value,
+                Some(item) => item
+                    .clone()
+                    .try_cast::<Array>()
+                    .is_some_and(|items| items.iter().any(|item| item.is_string() && item.to_string() == value)),
+                None => false,
+            };
+            if holds {
+                found.push(doc);
+            }
+        }
+        Ok(found)
+    }
 }
 
 pub fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<CorpusHandle>("Corpus").register_type_with_name::<TextIndexHandle>("TextIndex");
 }
 
-fn fail(context: &NativeCallContext, error: &SearchError) -> Box<EvalAltResult> {
+pub(super) fn fail(context: &NativeCallContext, error: &SearchError) -> Box<EvalAltResult> {
     script_error(context, error)
 }
 
@@ -122,19 +182,23 @@ fn leg(score: Option<super::fusion::LegScore>) -> Dynamic {
 
 /// A hit as a map: `#{ id, doc, rank, score, vector, keyword, text, ... }` where `vector` and
 /// `keyword` are `#{ raw, normalized }` or `()`, followed by the document's own fields.
-fn hit_map(rank: usize, hit: &Hit, documents: &[Map]) -> Dynamic {
-    let mut map = documents.get(hit.doc).cloned().unwrap_or_default();
+fn hit_map(rank: usize, hit: &Hit, fields: &Fields) -> std::result::Result<Dynamic, SearchError> {
+    let mut map = fields.get(hit.doc)?;
     map.insert("id".into(), hit.id.clone().into());
     map.insert("doc".into(), (hit.doc as INT).into());
     map.insert("rank".into(), (rank as INT + 1).into());
     map.insert("score".into(), Dynamic::from_float(hit.score));
     map.insert("vector".into(), leg(hit.vector));
     map.insert("keyword".into(), leg(hit.keyword));
-    map.into()
+    Ok(map.into())
 }
 
-fn hits(found: &[Hit], documents: &[Map]) -> Array {
-    found.iter().enumerate().map(|(rank, hit)| hit_map(rank, hit, documents)).collect()
+fn hits(context: &NativeCallContext, found: &[Hit], fields: &Fields) -> Result<Array> {
+    found
+        .iter()
+        .enumerate()
+        .map(|(rank, hit)| hit_map(rank, hit, fields).map_err(|error| fail(context, &error)))
+        .collect()
 }
 
 impl CorpusHandle {
@@ -173,9 +237,10 @@ fn query_text(query: &Dynamic) -> String {
     }
 }
 
-pub fn module(search: Arc<dyn Search>) -> Module {
+pub fn module(search: Arc<dyn Search>, files: Arc<dyn Files>, results: Arc<dyn Results>) -> Module {
     let mut module = Module::new();
-    corpus_functions(&mut module, search);
+    corpus_functions(&mut module, search.clone());
+    super::rhai_files::corpus_file_functions(&mut module, search, files, results);
     text_index_functions(&mut module);
     helper_functions(&mut module);
     module
@@ -195,7 +260,12 @@ Example: `let corpus = search::corpus(chunks.map(|c, i| #{ id: `c${i}`, text: c.
     .set_into_module(module, move |context: NativeCallContext, items: Array| -> Result<CorpusHandle> {
         let (parsed, maps) = documents(&context, &items)?;
         let corpus = builder.corpus(parsed, None).map_err(|error| fail(&context, &error))?;
-        Ok(CorpusHandle { corpus: Arc::new(corpus), documents: Arc::new(maps), model: None, search: builder.clone() })
+        Ok(CorpusHandle {
+            corpus: Arc::new(corpus),
+            fields: Arc::new(Fields::Given(maps)),
+            model: None,
+            search: builder.clone(),
+        })
     });
 
     let builder = search;
@@ -219,7 +289,12 @@ Example: `let corpus = search::corpus(chunks, #{ embed: true });`",
             };
             let (parsed, maps) = documents(&context, &items)?;
             let corpus = builder.corpus(parsed, model.as_deref()).map_err(|error| fail(&context, &error))?;
-            Ok(CorpusHandle { corpus: Arc::new(corpus), documents: Arc::new(maps), model, search: builder.clone() })
+            Ok(CorpusHandle {
+                corpus: Arc::new(corpus),
+                fields: Arc::new(Fields::Given(maps)),
+                model,
+                search: builder.clone(),
+            })
         },
     );
 
@@ -256,7 +331,7 @@ Example: `let hits = corpus.query(prompt, #{ mmr: #{ lambda: 0.7 }, decay: #{ ha
             let vector = corpus.query_vector(&query, &text).map_err(|error| fail(&context, &error))?;
             let found = pipeline::query(&corpus.corpus, &text, vector.as_deref(), &options)
                 .map_err(|error| fail(&context, &error))?;
-            Ok(hits(&found, &corpus.documents))
+            hits(&context, &found, &corpus.fields)
         },
     );
 
@@ -289,7 +364,7 @@ Example: `let hits = corpus.keyword(\"cache ttl\", #{ profile: \"benchmark\", li
                 .into_iter()
                 .map(|hit| Hit::single_leg(hit.doc, corpus.id(hit.doc), hit.score, Leg::Keyword))
                 .collect();
-            Ok(hits(&found, &corpus.documents))
+            hits(&context, &found, &corpus.fields)
         },
     );
 
@@ -331,7 +406,7 @@ Example: `let hits = corpus.nearest(\"which port does the API use\", 5);`",
                 .into_iter()
                 .map(|hit| Hit::single_leg(hit.doc, corpus.id(hit.doc), f64::from(hit.score), Leg::Vector))
                 .collect();
-            Ok(hits(&found, &corpus.documents))
+            hits(&context, &found, &corpus.fields)
         },
     );
 }
@@ -351,7 +426,7 @@ Example: `let index = search::text_index(sections, #{}); let hits = index.search
         let (parsed, maps) = documents(&context, &items)?;
         let texts: Vec<&str> = parsed.iter().map(|document| document.text.as_str()).collect();
         let index = TextIndex::build(&texts, options).map_err(|error| fail(&context, &error.into()))?;
-        Ok(TextIndexHandle { index: Arc::new(index), documents: Arc::new(maps) })
+        Ok(TextIndexHandle { index: Arc::new(index), fields: Arc::new(Fields::Given(maps)) })
     });
 
     function(
@@ -372,15 +447,15 @@ Example: `for hit in index.search(\"drizzle migrations\", 5) { print(hit.id); }`
             let found: Vec<Hit> = found
                 .into_iter()
                 .map(|hit| {
-                    let id = index
-                        .documents
-                        .get(hit.doc)
-                        .and_then(|d| d.get("id"))
-                        .map_or_else(|| hit.doc.to_string(), ToString::to_string);
+                    let id = match index.fields.as_ref() {
+                        Fields::Given(maps) => maps.get(hit.doc).and_then(|d| d.get("id")).map(ToString::to_string),
+                        Fields::Stored { .. } => None,
+                    };
+                    let id = id.unwrap_or_else(|| hit.doc.to_string());
                     Hit::single_leg(hit.doc, id, f64::from(hit.score), Leg::Keyword)
                 })
                 .collect();
-            Ok(hits(&found, &index.documents))
+            hits(&context, &found, &index.fields)
         },
     );
 }

@@ -64,6 +64,21 @@ impl VectorStore {
         Ok(Self { dimension, data })
     }
 
+    /// A store from vectors laid end to end that an earlier store normalised (a corpus file):
+    /// checked, and kept bit for bit, since normalising twice can move the last bit.
+    pub fn from_normalized_flat(dimension: usize, data: Vec<f32>) -> Result<Self, VectorError> {
+        if dimension == 0 {
+            return Err(VectorError::ZeroDimension);
+        }
+        if !data.len().is_multiple_of(dimension) {
+            return Err(VectorError::FlatLengthMismatch { dimension, length: data.len() });
+        }
+        for vector in data.chunks_exact(dimension) {
+            check_finite(vector)?;
+        }
+        Ok(Self { dimension, data })
+    }
+
     /// Adds a vector (normalised to unit length; a zero vector stays zero) and returns its index.
     pub fn push(&mut self, vector: &[f32]) -> Result<usize, VectorError> {
         self.check_dimension(vector)?;
