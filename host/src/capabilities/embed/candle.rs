@@ -50,7 +50,10 @@ impl CandleEmbedder {
         let weights = folder.join("model.safetensors");
         let (tokenizer, builder) = std::thread::scope(|scope| {
             let tokenizer = scope.spawn(|| tokenizer(folder));
-            let builder = match super::weights::load(&weights, &device) {
+            // Linear layers' weights (2-D, outside the embedding tables) in the layout their
+            // products read best; see `weights::load`.
+            let linear = |name: &str| name.ends_with(".weight") && !name.contains("embeddings");
+            let builder = match super::weights::load(&weights, &device, &linear) {
                 Ok(Some(tensors)) => Ok(VarBuilder::from_tensors(tensors, DType::F32, &device)),
                 Ok(None) => std::fs::read(&weights).map_err(|e| load_error(folder, e)).and_then(|bytes| {
                     VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| load_error(folder, e))

@@ -24,8 +24,18 @@ struct Entry {
     end: u64,
 }
 
-/// The tensors of the safetensors file at `path`, or `None` when one has a dtype read here.
-pub fn load(path: &Path, device: &Device) -> Result<Option<HashMap<String, Tensor>>, String> {
+/// The tensors of the safetensors file at `path`, or `None` when one has a dtype not read here.
+///
+/// A 2-D `F32` tensor that `transposed(name)` selects is stored transposed and handed out as a
+/// transposed view, so it has its shape and values but the memory layout of its transpose. For a
+/// linear layer's weight that is the layout its matrix product reads without repacking: gemm
+/// copied every weight matrix on every forward pass otherwise, which made embedding one short
+/// text cost about as much as embedding sixteen.
+pub fn load(
+    path: &Path,
+    device: &Device,
+    transposed: &dyn Fn(&str) -> bool,
+) -> Result<Option<HashMap<String, Tensor>>, String> {
     let mut file = std::fs::File::open(path).map_err(|error| error.to_string())?;
     let mut length = [0u8; 8];
     file.read_exact(&mut length).map_err(|error| format!("cannot read the header's length: {error}"))?;
@@ -51,6 +61,7 @@ pub fn load(path: &Path, device: &Device) -> Result<Option<HashMap<String, Tenso
     let data_start = 8 + header_bytes;
     let file_bytes = file.metadata().map_err(|error| error.to_string())?.len();
     let mut tensors = HashMap::with_capacity(entries.len());
+    let mut scratch = Vec::new();
     for entry in entries {
         // Checked before anything is allocated, so a damaged header cannot ask for any amount.
         let width = if entry.dtype == "F32" { 4 } else { 8 };
@@ -70,10 +81,26 @@ pub fn load(path: &Path, device: &Device) -> Result<Option<HashMap<String, Tenso
         file.seek(SeekFrom::Start(data_start + entry.start)).map_err(|error| error.to_string())?;
         let short = |error: std::io::Error| format!("cannot read tensor `{}`: {error}", entry.name);
         let tensor = if entry.dtype == "F32" {
-            let mut data = vec![0f32; count];
-            file.read_exact(bytemuck::cast_slice_mut(&mut data)).map_err(short)?;
-            data.iter_mut().for_each(|value| *value = f32::from_bits(u32::from_le(value.to_bits())));
-            Tensor::from_vec(data, entry.shape, device)
+            let mut read_f32 = |data: &mut Vec<f32>| -> Result<(), String> {
+                data.resize(count, 0.0);
+                file.read_exact(bytemuck::cast_slice_mut(data)).map_err(short)?;
+                data.iter_mut().for_each(|value| *value = f32::from_bits(u32::from_le(value.to_bits())));
+                Ok(())
+            };
+            match entry.shape[..] {
+                [rows, columns] if transposed(&entry.name) => {
+                    // Read into a buffer reused across tensors (its pages are already there),
+                    // then transposed into the tensor's own.
+                    read_f32(&mut scratch)?;
+                    Tensor::from_vec(transpose(&scratch, rows, columns), (columns, rows), device)
+                        .and_then(|stored| stored.t())
+                }
+                _ => {
+                    let mut data = Vec::new();
+                    read_f32(&mut data)?;
+                    Tensor::from_vec(data, entry.shape, device)
+                }
+            }
         } else {
             let mut data = vec![0i64; count];
             file.read_exact(bytemuck::cast_slice_mut(&mut data)).map_err(short)?;
@@ -83,6 +110,24 @@ pub fn load(path: &Path, device: &Device) -> Result<Option<HashMap<String, Tenso
         tensors.insert(entry.name, tensor.map_err(|error| error.to_string())?);
     }
     Ok(Some(tensors))
+}
+
+/// `data`, a `rows × columns` row-major matrix, transposed; in square tiles, so that both sides
+/// stay in cache.
+fn transpose(data: &[f32], rows: usize, columns: usize) -> Vec<f32> {
+    const TILE: usize = 32;
+    let mut out = Vec::with_capacity(data.len());
+    out.resize(data.len(), 0.0);
+    for row_start in (0..rows).step_by(TILE) {
+        for column_start in (0..columns).step_by(TILE) {
+            for row in row_start..(row_start + TILE).min(rows) {
+                for column in column_start..(column_start + TILE).min(columns) {
+                    out[column * rows + row] = data[row * columns + column];
+                }
+            }
+        }
+    }
+    out
 }
 
 fn entry(name: String, info: &Value) -> Result<Entry, String> {
@@ -131,27 +176,38 @@ mod tests {
         let floats: Vec<u8> = [1.5f32, -2.0, 0.25, 8.0, 3.0, 4.5].iter().flat_map(|v| v.to_le_bytes()).collect();
         let ids: Vec<u8> = [0i64, 1, 2].iter().flat_map(|v| v.to_le_bytes()).collect();
         let path = file(&[("ids", "I64", vec![1, 3], ids), ("w", "F32", vec![2, 3], floats)]);
-        let tensors = load(path.path(), &Device::Cpu).unwrap().unwrap();
+        let tensors = load(path.path(), &Device::Cpu, &|_| false).unwrap().unwrap();
         assert_eq!(tensors["w"].to_vec2::<f32>().unwrap(), [[1.5, -2.0, 0.25], [8.0, 3.0, 4.5]]);
         assert_eq!(tensors["ids"].to_vec2::<i64>().unwrap(), [[0, 1, 2]]);
     }
 
     #[test]
+    fn a_transposed_tensor_keeps_its_shape_and_values_with_its_transpose_s_layout() {
+        let floats: Vec<u8> = [1.5f32, -2.0, 0.25, 8.0, 3.0, 4.5].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let path = file(&[("layer.weight", "F32", vec![2, 3], floats)]);
+        let tensors = load(path.path(), &Device::Cpu, &|name| name.ends_with(".weight")).unwrap().unwrap();
+        let weight = &tensors["layer.weight"];
+        assert_eq!(weight.dims(), [2, 3]);
+        assert_eq!(weight.to_vec2::<f32>().unwrap(), [[1.5, -2.0, 0.25], [8.0, 3.0, 4.5]]);
+        assert!(!weight.is_contiguous() && weight.t().unwrap().is_contiguous(), "stored as its transpose");
+    }
+
+    #[test]
     fn other_dtypes_are_left_to_candle() {
         let path = file(&[("h", "F16", vec![2], vec![0, 60, 0, 60])]);
-        assert!(load(path.path(), &Device::Cpu).unwrap().is_none());
+        assert!(load(path.path(), &Device::Cpu, &|_| false).unwrap().is_none());
     }
 
     #[test]
     fn a_damaged_file_is_an_error_naming_what_is_wrong() {
         let path = file(&[("w", "F32", vec![3], vec![0; 8])]);
-        let error = load(path.path(), &Device::Cpu).unwrap_err();
+        let error = load(path.path(), &Device::Cpu, &|_| false).unwrap_err();
         assert!(error.contains("tensor `w` has 8 bytes for shape [3]"), "{error}");
         let cut = file(&[("w", "F32", vec![2], vec![0; 8])]);
         let bytes = std::fs::read(cut.path()).unwrap();
         std::fs::write(cut.path(), &bytes[..bytes.len() - 3]).unwrap();
-        assert!(load(cut.path(), &Device::Cpu).unwrap_err().contains("cannot read tensor `w`"));
+        assert!(load(cut.path(), &Device::Cpu, &|_| false).unwrap_err().contains("cannot read tensor `w`"));
         std::fs::write(cut.path(), u64::MAX.to_le_bytes()).unwrap();
-        assert!(load(cut.path(), &Device::Cpu).unwrap_err().contains("the header claims"));
+        assert!(load(cut.path(), &Device::Cpu, &|_| false).unwrap_err().contains("the header claims"));
     }
 }
