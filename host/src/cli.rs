@@ -98,6 +98,18 @@ pub struct HookArgs {
     #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
     pub model_dir: Option<PathBuf>,
 
+    /// Answer every event in this process, without the warm hook server
+    #[arg(long, env = "HOST_HOOK_NO_SERVER", value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_server: bool,
+
+    /// How long the warm hook server waits for another event before it exits
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    pub server_idle: f64,
+
+    /// Be the warm hook server (started by `host hook` itself)
+    #[arg(long, hide = true)]
+    pub serve: bool,
+
     /// Arguments for the script, after `--`
     #[arg(last = true, value_name = "SCRIPT ARGS")]
     pub script_args: Vec<String>,

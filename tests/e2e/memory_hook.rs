@@ -469,6 +469,48 @@ fn the_hook_fails_open_on_garbage_and_on_a_failing_script() {
 }
 
 #[test]
+fn a_warm_server_answers_later_events_as_the_process_did_and_exits_when_idle() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));
+    // A cache folder of its own, so that this test's server socket is the only one in it.
+    let cache = dir.path().join("cache");
+    let (store, hooks_shown, cache_shown) =
+        (store.display().to_string(), hooks.display().to_string(), cache.display().to_string());
+    let env = [
+        ("HOST_HOOK_DIR", Some(hooks_shown.as_str())),
+        ("HOST_CACHE_DIR", Some(cache_shown.as_str())),
+        ("HOST_HOOK_NO_SERVER", None),
+        ("LLM_API_KEY", None),
+        ("ANTHROPIC_API_KEY", None),
+    ];
+    let args = ["hook", "--server-idle", "2", "scripts/hook_memory.rhai", "--", "--memories", &store, "--no-rerank"];
+    let question = "Should I call revalidateTag or updateTag after a Server Action saves a post?";
+    let ask =
+        |session: &str| crate::support::host_with_stdin(&repo_root(), &args, &env, &prompt_event(session, question));
+    let sockets = || std::fs::read_dir(cache.join("hook")).map(|entries| entries.flatten().count()).unwrap_or(0);
+
+    let first = ask("s1");
+    assert!(!first.expect_code(0).stdout.is_empty());
+    let started = std::time::Instant::now();
+    while sockets() == 0 && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(sockets(), 1, "the first call started a server");
+    let second = ask("s2");
+    assert_eq!(second.expect_code(0).stdout, first.stdout, "the server injects what the process did");
+    let lines = log_lines(&hooks);
+    let answered: Vec<&Value> = lines.iter().map(|line| &line["answered_by"]).collect();
+    assert_eq!(answered, [&json!("process"), &json!("server")]);
+    assert_eq!(lines[0]["memory_ids"], lines[1]["memory_ids"]);
+
+    let idle = std::time::Instant::now();
+    while sockets() > 0 && idle.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert_eq!(sockets(), 0, "an idle server exits and removes its socket");
+}
+
+#[test]
 fn a_write_event_is_matched_by_the_files_imports() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));

@@ -104,6 +104,8 @@ pub fn host_in_with(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> 
         .env("NO_COLOR", "1")
         .env("HOST_CACHE_DIR", test_cache())
         .env("HOST_MODEL_DIR", model_dir())
+        // `host hook` answers in its own process unless a test asks for the warm server.
+        .env("HOST_HOOK_NO_SERVER", "1")
         .env_remove("RUST_BACKTRACE");
     for (name, value) in env {
         match value {
@@ -126,6 +128,7 @@ pub fn host_with_stdin(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)], 
         .env("NO_COLOR", "1")
         .env("HOST_CACHE_DIR", test_cache())
         .env("HOST_MODEL_DIR", model_dir())
+        .env("HOST_HOOK_NO_SERVER", "1")
         .env_remove("RUST_BACKTRACE")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

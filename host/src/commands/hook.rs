@@ -12,12 +12,13 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde_json::{Value, json};
 
+use crate::capabilities::embed::LocalEmbedder;
 use crate::capabilities::llm::CacheMode;
 use crate::cli::{HookArgs, HookInstallArgs, HookInstallCommand, LlmArgs, RunArgs};
 
@@ -33,6 +34,11 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let Some(script) = &args.script else {
         anyhow::bail!("give the hook script: `host hook <SCRIPT> [-- ARGS]`, or `host hook install --memories DIR`");
     };
+    // The server and the key it answers under name the script wherever it was started from.
+    let script = &fs_err::canonicalize(script).unwrap_or_else(|_| script.clone());
+    if args.serve {
+        return super::hook_server::serve(script, args, verbose);
+    }
     let started = Instant::now();
     let mut stdin = Vec::new();
     let read = std::io::stdin().take(MAX_EVENT_BYTES).read_to_end(&mut stdin);
@@ -48,14 +54,50 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
         }
     };
     let dir = hook_dir(event["cwd"].as_str());
+    let output = if args.no_server {
+        answer_event(script, args, verbose, &event, &dir, started, None)
+    } else {
+        let key = super::hook_server::key(script, args);
+        match super::hook_server::ask(&key, &event, &dir, timeout(args)) {
+            Some(output) => output,
+            None => {
+                super::hook_server::start(script, args);
+                answer_event(script, args, verbose, &event, &dir, started, None)
+            }
+        }
+    };
+    if let Some(output) = output {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{output}");
+        let _ = stdout.flush();
+    }
+    Ok(Outcome::Success)
+}
+
+fn timeout(args: &HookArgs) -> Duration {
+    Duration::from_secs_f64(args.timeout.clamp(0.1, 600.0))
+}
+
+/// Answers one event (in this process, or in the warm server with its loaded `embedder`): runs
+/// the script, logs the event, and returns the line to print, if any.
+pub(super) fn answer_event(
+    script: &Path,
+    args: &HookArgs,
+    verbose: bool,
+    event: &Value,
+    dir: &Path,
+    started: Instant,
+    embedder: Option<Arc<LocalEmbedder>>,
+) -> Option<String> {
     let mut fields = serde_json::Map::new();
     fields.insert("event".into(), event["hook_event_name"].clone());
     fields.insert("tool".into(), event["tool_name"].clone());
     fields.insert("file".into(), event["tool_input"]["file_path"].clone());
     fields.insert("session".into(), event["session_id"].clone());
-    let answer =
-        answer_within(script, args, verbose, &event, &dir, Duration::from_secs_f64(args.timeout.clamp(0.1, 600.0)));
+    fields.insert("answered_by".into(), json!(if embedder.is_some() { "server" } else { "process" }));
+    let answer = answer_within(script, args, verbose, event, dir, timeout(args), embedder);
     fields.insert("latency_ms".into(), json!(started.elapsed().as_secs_f64() * 1000.0));
+    let mut output = None;
     match answer {
         Ok(answer) => {
             let context = answer["context"].as_str().unwrap_or_default();
@@ -67,12 +109,10 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
                 }
             }
             if !context.is_empty() {
-                let output = json!({
+                let line = json!({
                     "hookSpecificOutput": { "hookEventName": event["hook_event_name"], "additionalContext": context }
                 });
-                let mut stdout = std::io::stdout().lock();
-                let _ = writeln!(stdout, "{output}");
-                let _ = stdout.flush();
+                output = Some(line.to_string());
             }
         }
         Err(error) => {
@@ -80,8 +120,8 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
             fields.insert("error".into(), json!(format!("{error:#}")));
         }
     }
-    log_line(&dir, &Value::Object(fields));
-    Ok(Outcome::Success)
+    log_line(dir, &Value::Object(fields));
+    output
 }
 
 /// Runs the script on another thread and waits at most `timeout` for its answer.
@@ -92,6 +132,7 @@ fn answer_within(
     event: &Value,
     dir: &Path,
     timeout: Duration,
+    embedder: Option<Arc<LocalEmbedder>>,
 ) -> anyhow::Result<Value> {
     fs_err::create_dir_all(dir.join("sessions"))?;
     let work =
@@ -133,7 +174,9 @@ fn answer_within(
     };
     let (send, receive) = mpsc::channel();
     std::thread::spawn(move || {
-        let outcome = std::panic::catch_unwind(|| super::run::run(&run_args, verbose));
+        // The shared embedder is immutable once loaded, so a panicking run leaves it usable.
+        let run = std::panic::AssertUnwindSafe(|| super::run::run_with(&run_args, verbose, embedder));
+        let outcome = std::panic::catch_unwind(run);
         let _ = send.send(outcome);
     });
     let outcome = match receive.recv_timeout(timeout) {

@@ -5,6 +5,7 @@ pub mod api;
 pub mod check;
 pub mod guest;
 pub mod hook;
+mod hook_server;
 pub mod model;
 pub mod run;
 mod setup;

@@ -25,6 +25,15 @@ use crate::script::{self, Diagnostic, Limits, ProjectResolver, Sources};
 use super::{Ingredients, Outcome, capabilities, read_script};
 
 pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
+    run_with(args, verbose, None)
+}
+
+/// [`run`], embedding with `local_embedder` when given (a model a long-lived process loaded once).
+pub fn run_with(
+    args: &RunArgs,
+    verbose: bool,
+    local_embedder: Option<Arc<crate::capabilities::embed::LocalEmbedder>>,
+) -> anyhow::Result<Outcome> {
     let console = Arc::new(Console::new(Style::detect(), verbose));
     let (script_path, text) = read_script(&args.script)?;
     let project = Project::of_script(&script_path)?;
@@ -87,6 +96,7 @@ pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
         scenario_path: scenario_path.clone(),
         interrupt: interrupt.clone(),
         keep_workspaces: args.keep_workspaces,
+        local_embedder,
     };
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);

@@ -41,6 +41,8 @@ pub struct Ingredients<'a> {
     pub interrupt: crate::script::Interrupt,
     /// `--keep-workspaces`.
     pub keep_workspaces: bool,
+    /// A local embedding model already loaded (the warm hook server's), instead of a new one.
+    pub local_embedder: Option<Arc<LocalEmbedder>>,
 }
 
 /// The capabilities of a run, on the real console, file system and network.
@@ -54,7 +56,10 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
         Arc::new(move |line: &str| console.line(line))
     };
     let cache = crate::project::cache_root();
-    let local = Arc::new(LocalEmbedder::new(parts.model_dir.clone(), cache.clone(), notify));
+    let local = match &parts.local_embedder {
+        Some(loaded) => loaded.clone(),
+        None => Arc::new(LocalEmbedder::new(parts.model_dir.clone(), cache.clone(), notify)),
+    };
     let embed =
         Arc::new(EmbedRouter::new(local, RemoteConfig::from_env(), cache.join("embeddings"), log.clone(), client));
     let imports = Arc::new(GuestImports { log: log.clone(), embed: embed.clone(), llm: llm.clone() });
@@ -178,6 +183,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         scenario_path: None,
         interrupt: Default::default(),
         keep_workspaces: false,
+        local_embedder: None,
     };
     let results = Arc::new(RunResults::new(dir.path(), "scratch")?);
     let info = RunInfo {

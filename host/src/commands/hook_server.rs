@@ -1,0 +1,206 @@
+//! The warm hook server: a `host hook` process that stays up between events with the embedding
+//! model loaded, so that an event costs a connection instead of a process start, a model load
+//! and a first forward pass.
+//!
+//! The first `host hook` call finds no server, starts one in the background (its own process
+//! group, no terminal, output to nowhere) and answers its event itself; later calls with the same
+//! binary, script, arguments and environment hand their event to it over a Unix socket in host's
+//! cache folder and print what it answers. The server runs the script for each event exactly as
+//! `host hook` would (a fresh run, the script read from disk), logs the event itself, and exits
+//! after `--server-idle` seconds without one. Anything that goes wrong on the client's side of
+//! the socket means answering in-process, or, once the event was handed over, printing nothing:
+//! a hook fails open.
+
+use std::io::{Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::capabilities::embed::LocalEmbedder;
+use crate::cli::HookArgs;
+
+use super::Outcome;
+use super::hook::answer_event;
+
+/// The most bytes a request or an answer may have (a Write event carries the whole file).
+const MAX_MESSAGE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The environment variables that change how a hook answers (the model's and the providers'
+/// settings, host's own, where programs and caches are); a server answers with the environment
+/// it was started with, so these are part of its key. Others (a terminal's, the agent's
+/// per-session ones) are not, or every session would start a server of its own.
+fn shapes_the_answer(name: &str) -> bool {
+    const PREFIXES: [&str; 7] = ["HOST_", "LLM_", "JUDGE_", "ANTHROPIC_", "OPENAI_", "OC_", "HF_"];
+    PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || matches!(name, "PATH" | "HOME" | "XDG_CACHE_HOME")
+}
+
+/// Which server answers for this binary, script, arguments and environment: a server started
+/// under other keys or another build would answer differently.
+pub fn key(script: &Path, args: &HookArgs) -> String {
+    let mut hasher = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    let exe = std::env::current_exe().unwrap_or_default();
+    let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
+    part(exe.display().to_string().as_bytes());
+    part(format!("{:?}", built.and_then(|time| time.duration_since(UNIX_EPOCH).ok())).as_bytes());
+    part(script.display().to_string().as_bytes());
+    for arg in &args.script_args {
+        part(arg.as_bytes());
+    }
+    part(format!("{:?} {}", args.model_dir, args.timeout).as_bytes());
+    let mut environment: Vec<(String, String)> = std::env::vars().filter(|(name, _)| shapes_the_answer(name)).collect();
+    environment.sort();
+    for (name, value) in environment {
+        part(name.as_bytes());
+        part(value.as_bytes());
+    }
+    hex::encode(hasher.finalize())[..20].to_string()
+}
+
+/// The server's socket: in host's cache folder, which only its user can enter.
+fn socket_path(key: &str) -> PathBuf {
+    crate::project::cache_root().join("hook").join(format!("{key}.sock"))
+}
+
+/// Hands `event` to the server for `key`. `None` when no server took it (answer in-process);
+/// otherwise what to print, `None` inside when the server failed or ran out of time.
+pub fn ask(key: &str, event: &Value, dir: &Path, timeout: Duration) -> Option<Option<String>> {
+    let mut stream = UnixStream::connect(socket_path(key)).ok()?;
+    let request = json!({ "event": event, "dir": dir });
+    let sent = stream
+        .set_write_timeout(Some(timeout))
+        .and_then(|()| stream.write_all(request.to_string().as_bytes()))
+        .and_then(|()| stream.shutdown(std::net::Shutdown::Write));
+    if sent.is_err() {
+        return None;
+    }
+    let mut reply = Vec::new();
+    let answered = stream
+        .set_read_timeout(Some(timeout))
+        .and_then(|()| stream.take(MAX_MESSAGE_BYTES).read_to_end(&mut reply).map(|_| ()));
+    let reply: Option<Value> = answered.ok().and_then(|()| serde_json::from_slice(&reply).ok());
+    Some(reply.and_then(|reply| reply["output"].as_str().map(str::to_owned)))
+}
+
+/// Starts a server for this hook in the background; a failure to start only costs its warmth.
+pub fn start(script: &Path, args: &HookArgs) {
+    let Ok(exe) = std::env::current_exe() else { return };
+    let mut command = std::process::Command::new(exe);
+    command
+        .arg("hook")
+        .arg("--serve")
+        .arg("--timeout")
+        .arg(args.timeout.to_string())
+        .arg("--server-idle")
+        .arg(args.server_idle.to_string());
+    if let Some(dir) = &args.model_dir {
+        command.arg("--model-dir").arg(dir);
+    }
+    command
+        .arg(script)
+        .arg("--")
+        .args(&args.script_args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // Its own process group, so that whatever ends the agent's hook process leaves it be.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let _ = command.spawn();
+}
+
+/// What the server knows between events.
+struct Server {
+    script: PathBuf,
+    args: HookArgs,
+    verbose: bool,
+    embedder: Arc<LocalEmbedder>,
+    /// When the last event was answered, and whether one is being answered now.
+    activity: Mutex<(Instant, bool)>,
+}
+
+/// `host hook --serve`: answers events on the socket until `--server-idle` passes without one.
+pub fn serve(script: &Path, args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
+    let path = socket_path(&key(script, args));
+    if let Some(folder) = path.parent() {
+        fs_err::create_dir_all(folder)?;
+        std::fs::set_permissions(folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    }
+    // A live server already answers here (two first calls raced): leave it be.
+    if UnixStream::connect(&path).is_ok() {
+        return Ok(Outcome::Success);
+    }
+    let _ = std::fs::remove_file(&path);
+    let listener = UnixListener::bind(&path)?;
+    let embedder =
+        Arc::new(LocalEmbedder::new(args.model_dir.clone(), crate::project::cache_root(), Arc::new(|_: &str| {})));
+    embedder.preload();
+    let server = Arc::new(Server {
+        script: script.to_path_buf(),
+        args: HookArgs {
+            install: None,
+            script: args.script.clone(),
+            timeout: args.timeout,
+            model_dir: args.model_dir.clone(),
+            no_server: true,
+            server_idle: args.server_idle,
+            serve: false,
+            script_args: args.script_args.clone(),
+        },
+        verbose,
+        embedder,
+        activity: Mutex::new((Instant::now(), false)),
+    });
+    watch_idleness(server.clone(), path, Duration::from_secs_f64(args.server_idle.clamp(1.0, 86_400.0)));
+    for stream in listener.incoming().flatten() {
+        if let Ok(mut activity) = server.activity.lock() {
+            activity.1 = true;
+        }
+        answer(&server, stream);
+        if let Ok(mut activity) = server.activity.lock() {
+            *activity = (Instant::now(), false);
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// Ends the server (and removes its socket) once it has been idle for `idle`.
+fn watch_idleness(server: Arc<Server>, path: PathBuf, idle: Duration) {
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(Duration::from_millis(250));
+            let Ok(activity) = server.activity.lock() else { continue };
+            if !activity.1 && activity.0.elapsed() >= idle {
+                let _ = std::fs::remove_file(&path);
+                std::process::exit(0);
+            }
+        }
+    });
+}
+
+/// One connection: the request, the event answered as `host hook` would, the reply.
+fn answer(server: &Server, mut stream: UnixStream) {
+    let started = Instant::now();
+    let mut request = Vec::new();
+    if (&mut stream).take(MAX_MESSAGE_BYTES).read_to_end(&mut request).is_err() {
+        return;
+    }
+    let Ok(request) = serde_json::from_slice::<Value>(&request) else { return };
+    let (Some(dir), Value::Object(_)) = (request["dir"].as_str(), &request["event"]) else { return };
+    let output = answer_event(
+        &server.script,
+        &server.args,
+        server.verbose,
+        &request["event"],
+        Path::new(dir),
+        started,
+        Some(server.embedder.clone()),
+    );
+    let _ = stream.write_all(json!({ "output": output }).to_string().as_bytes());
+}
