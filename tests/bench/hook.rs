@@ -45,23 +45,29 @@ fn main() {
         ("warm server, embedding cached", false),
     ];
     let mut table = Vec::new();
+    let mut by_kind = Vec::new();
     for (round, (name, no_server)) in rounds.iter().enumerate() {
         if round == 1 {
             assert!(warm_up(&root, &store, &hooks), "the hook server did not start");
         }
         // The cached round repeats the texts of the round before it.
         let variant = if round == 2 { 1 } else { round };
-        let mut times: Vec<f64> = events
+        let timed: Vec<(String, f64)> = events
             .iter()
             .enumerate()
             .map(|(i, event)| {
+                let kind = event["tool_name"].as_str().unwrap_or("prompt").to_string();
                 let event = with_variant(event, &format!("{stamp}-{variant}"), &format!("bench-{round}-{i}"));
-                hook(&root, &store, &hooks, &event, *no_server)
+                (kind, hook(&root, &store, &hooks, &event, *no_server))
             })
             .collect();
-        times.sort_by(f64::total_cmp);
-        let at = |q: f64| times[((q * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1];
-        table.push(format!("| {name} | {:.0} ms | {:.0} ms | {:.0} ms |", at(0.5), at(0.95), at(1.0)));
+        table.push(row(name, timed.iter().map(|(_, ms)| *ms).collect()));
+        if round == 1 {
+            for kind in ["prompt", "Write", "Edit"] {
+                let times = timed.iter().filter(|(k, _)| k == kind).map(|(_, ms)| *ms).collect::<Vec<_>>();
+                by_kind.push(row(&format!("{kind} ({})", times.len()), times));
+            }
+        }
     }
     let answered = std::fs::read_to_string(hooks.join("events.jsonl")).expect("the hook log");
     let by_server = answered.lines().filter(|line| line.contains("\"answered_by\":\"server\"")).count();
@@ -69,7 +75,18 @@ fn main() {
     for line in table {
         println!("{line}");
     }
+    println!("\n| warm server, new text, by event | p50 | p95 | max |\n|---|---:|---:|---:|");
+    for line in by_kind {
+        println!("{line}");
+    }
     println!("\n{by_server} of {} events were answered by the server.", answered.lines().count());
+}
+
+/// A table row: `name`, then the p50, p95 and max of `times` (nearest rank).
+fn row(name: &str, mut times: Vec<f64>) -> String {
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((q * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1];
+    format!("| {name} | {:.0} ms | {:.0} ms | {:.0} ms |", at(0.5), at(0.95), at(1.0))
 }
 
 /// Starts the warm server with one event and waits until it answers; whether it did.

@@ -8,7 +8,8 @@
 //! state (`--state`, from the session's second event on) and the event's working directory
 //! (`--cwd`), and answers by writing
 //! `hook.json` (`#{ context, record, state }`) into its run directory, a temporary folder
-//! removed afterwards.
+//! removed afterwards. Unless `--no-server`, the events after the first are answered by the
+//! warm hook server (`hook_server.rs`) through the same [`answer_event`].
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -58,7 +59,8 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
         answer_event(script, args, verbose, &event, &dir, started, None)
     } else {
         let key = super::hook_server::key(script, args);
-        match super::hook_server::ask(&key, &event, &dir, timeout(args)) {
+        // The server keeps to the timeout itself; the margin lets its answer arrive.
+        match super::hook_server::ask(&key, &event, &dir, timeout(args) + Duration::from_secs(2)) {
             Some(output) => output,
             None => {
                 super::hook_server::start(script, args);
