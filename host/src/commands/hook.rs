@@ -63,7 +63,7 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
         match super::hook_server::ask(&key, &event, &dir, timeout(args) + Duration::from_secs(2)) {
             Some(output) => output,
             None => {
-                super::hook_server::start(script, args);
+                super::hook_server::start(&key, script, args);
                 answer_event(script, args, verbose, &event, &dir, started, None)
             }
         }
@@ -76,7 +76,8 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn timeout(args: &HookArgs) -> Duration {
+/// How long an event may take: `--timeout`, within sane bounds.
+pub(super) fn timeout(args: &HookArgs) -> Duration {
     Duration::from_secs_f64(args.timeout.clamp(0.1, 600.0))
 }
 

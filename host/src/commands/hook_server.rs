@@ -64,15 +64,20 @@ pub fn key(script: &Path, args: &HookArgs) -> String {
     hex::encode(hasher.finalize())[..20].to_string()
 }
 
-/// The server's socket: in host's cache folder, which only its user can enter.
-fn socket_path(key: &str) -> PathBuf {
-    crate::project::cache_root().join("hook").join(format!("{key}.sock"))
+/// The longest socket path Linux binds (`sun_path` holds 108 bytes with the final NUL).
+const MAX_SOCKET_PATH: usize = 107;
+
+/// The server's socket: in host's cache folder, which only its user can enter; `None` when that
+/// path is too long to bind (then every event is answered in-process).
+fn socket_path(key: &str) -> Option<PathBuf> {
+    let path = crate::project::cache_root().join("hook").join(format!("{key}.sock"));
+    (path.as_os_str().len() <= MAX_SOCKET_PATH).then_some(path)
 }
 
 /// Hands `event` to the server for `key`. `None` when no server took it (answer in-process);
 /// otherwise what to print, `None` inside when the server failed or ran out of time.
 pub fn ask(key: &str, event: &Value, dir: &Path, timeout: Duration) -> Option<Option<String>> {
-    let mut stream = UnixStream::connect(socket_path(key)).ok()?;
+    let mut stream = UnixStream::connect(socket_path(key)?).ok()?;
     let request = json!({ "event": event, "dir": dir });
     let sent = stream
         .set_write_timeout(Some(timeout))
@@ -89,9 +94,13 @@ pub fn ask(key: &str, event: &Value, dir: &Path, timeout: Duration) -> Option<Op
     Some(reply.and_then(|reply| reply["output"].as_str().map(str::to_owned)))
 }
 
-/// Starts a server for this hook in the background; a failure to start only costs its warmth.
-pub fn start(script: &Path, args: &HookArgs) {
+/// Starts a server for this hook (under `key`) in the background; a failure to start only costs
+/// its warmth.
+pub fn start(key: &str, script: &Path, args: &HookArgs) {
     let Ok(exe) = std::env::current_exe() else { return };
+    if socket_path(key).is_none() {
+        return;
+    }
     let mut command = std::process::Command::new(exe);
     command
         .arg("hook")
@@ -127,7 +136,9 @@ struct Server {
 
 /// `host hook --serve`: answers events on the socket until `--server-idle` passes without one.
 pub fn serve(script: &Path, args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
-    let path = socket_path(&key(script, args));
+    let Some(path) = socket_path(&key(script, args)) else {
+        anyhow::bail!("the hook server's socket path would be too long; hint: set HOST_CACHE_DIR to a shorter folder");
+    };
     if let Some(folder) = path.parent() {
         fs_err::create_dir_all(folder)?;
         std::fs::set_permissions(folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
@@ -187,6 +198,11 @@ fn watch_idleness(server: Arc<Server>, path: PathBuf, idle: Duration) {
 /// One connection: the request, the event answered as `host hook` would, the reply.
 fn answer(server: &Server, mut stream: UnixStream) {
     let started = Instant::now();
+    // A client that connects and then sends nothing must not hold the server (and its idle exit).
+    let limit = Some(super::hook::timeout(&server.args));
+    if stream.set_read_timeout(limit).and_then(|()| stream.set_write_timeout(limit)).is_err() {
+        return;
+    }
     let mut request = Vec::new();
     if (&mut stream).take(MAX_MESSAGE_BYTES).read_to_end(&mut request).is_err() {
         return;
@@ -203,4 +219,59 @@ fn answer(server: &Server, mut stream: UnixStream) {
         Some(server.embedder.clone()),
     );
     let _ = stream.write_all(json!({ "output": output }).to_string().as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(timeout: f64) -> (Server, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let args = HookArgs {
+            install: None,
+            script: None,
+            timeout,
+            model_dir: None,
+            no_server: true,
+            server_idle: 60.0,
+            serve: false,
+            script_args: Vec::new(),
+        };
+        let embedder = Arc::new(LocalEmbedder::new(None, dir.path().to_path_buf(), Arc::new(|_: &str| {})));
+        let server = Server {
+            script: dir.path().join("hook.rhai"),
+            args,
+            verbose: false,
+            embedder,
+            activity: Mutex::new((Instant::now(), false)),
+        };
+        (server, dir)
+    }
+
+    #[test]
+    fn a_client_that_connects_and_sends_nothing_does_not_hold_the_server() {
+        let (server, _dir) = server(0.2);
+        let (mut client, served) = UnixStream::pair().unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            answer(&server, served);
+            let _ = done.send(());
+        });
+        assert!(finished.recv_timeout(Duration::from_secs(30)).is_ok(), "the server gave up on the silent client");
+        let mut reply = Vec::new();
+        client.read_to_end(&mut reply).unwrap();
+        assert!(reply.is_empty(), "nothing is answered to a request never sent");
+    }
+
+    #[test]
+    fn a_request_that_is_not_an_event_gets_no_answer() {
+        let (server, _dir) = server(5.0);
+        let (mut client, served) = UnixStream::pair().unwrap();
+        client.write_all(br#"{"event": "not an object", "dir": "/tmp"}"#).unwrap();
+        client.shutdown(std::net::Shutdown::Write).unwrap();
+        answer(&server, served);
+        let mut reply = Vec::new();
+        client.read_to_end(&mut reply).unwrap();
+        assert!(reply.is_empty());
+    }
 }
