@@ -67,23 +67,7 @@ impl CandleEmbedder {
         let weights_sha256 = crate::hash_cache::sha256_of(&weights, stamps).map_err(|e| load_error(&weights, e))?;
         Ok(CandleEmbedder { model, tokenizer, device, weights_sha256 })
     }
-}
 
-/// The model's tokenizer, truncating as sentence-transformers does and never padding.
-fn tokenizer(folder: &Path) -> Result<Tokenizer, EmbedError> {
-    let mut tokenizer = Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| load_error(folder, e))?;
-    let truncation = TruncationParams {
-        max_length: MAX_TOKENS,
-        strategy: TruncationStrategy::LongestFirst,
-        stride: 0,
-        direction: TruncationDirection::Right,
-    };
-    tokenizer.with_truncation(Some(truncation)).map_err(|e| load_error(folder, e))?;
-    tokenizer.with_padding(None);
-    Ok(tokenizer)
-}
-
-impl CandleEmbedder {
     /// The token ids the model sees for each text: `[CLS] … [SEP]`, at most [`MAX_TOKENS`].
     pub fn token_ids(&self, texts: &[String]) -> Result<Vec<Vec<u32>>, EmbedError> {
         let encodings = self
@@ -139,4 +123,18 @@ impl CandleEmbedder {
         let normalised = pooled.broadcast_div(&norms).map_err(compute)?;
         normalised.to_vec2::<f32>().map_err(compute)
     }
+}
+
+/// The model's tokenizer, truncating as sentence-transformers does and never padding.
+fn tokenizer(folder: &Path) -> Result<Tokenizer, EmbedError> {
+    let mut tokenizer = Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| load_error(folder, e))?;
+    let truncation = TruncationParams {
+        max_length: MAX_TOKENS,
+        strategy: TruncationStrategy::LongestFirst,
+        stride: 0,
+        direction: TruncationDirection::Right,
+    };
+    tokenizer.with_truncation(Some(truncation)).map_err(|e| load_error(folder, e))?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
 }
