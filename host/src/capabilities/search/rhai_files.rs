@@ -99,7 +99,7 @@ Example: `let memories = search::open_corpus(`${store}/memories.corpus`);`",
     .with_volatility(true)
     .set_into_module(module, move |context: NativeCallContext, path: &str| -> Result<CorpusHandle> {
         let bytes = files.read_bytes(path).map_err(|error| script_error(&context, &error))?;
-        let StoredCorpus { model, corpus, fields, index } = stored::decode(&bytes)
+        let StoredCorpus { model, corpus, fields, index } = stored::decode(bytes)
             .map_err(|source| fail(&context, &SearchError::CorpusFile { path: path.to_string(), source }))?;
         Ok(CorpusHandle {
             corpus: Arc::new(corpus),

@@ -65,18 +65,19 @@ pub struct StoredCorpus {
     pub index: FieldIndex,
 }
 
-/// Each document's fields as JSON text, decoded one document at a time.
+/// Each document's fields as JSON text, decoded one document at a time: ranges of the file's
+/// own bytes, which are kept rather than copied.
 #[derive(Debug)]
 pub struct StoredFields {
-    text: String,
+    bytes: Vec<u8>,
     lines: Vec<Range<usize>>,
 }
 
 impl StoredFields {
     /// The fields of document `doc`; `None` past the end.
     pub fn get(&self, doc: usize) -> Option<Result<Map<String, Value>, serde_json::Error>> {
-        let line = self.text.get(self.lines.get(doc)?.clone())?;
-        Some(serde_json::from_str(line))
+        let line = self.bytes.get(self.lines.get(doc)?.clone())?;
+        Some(serde_json::from_slice(line))
     }
 
     pub fn len(&self) -> usize {
@@ -160,12 +161,13 @@ pub fn encode(
 }
 
 /// Reads a corpus file back, checking that its parts agree.
-pub fn decode(bytes: &[u8]) -> Result<StoredCorpus, StoredError> {
+pub fn decode(bytes: Vec<u8>) -> Result<StoredCorpus, StoredError> {
     let rest =
         bytes.strip_prefix(MAGIC.as_bytes()).and_then(|rest| rest.strip_prefix(b"\n")).ok_or(StoredError::Magic)?;
     let end = rest.iter().position(|&byte| byte == b'\n').ok_or(StoredError::Truncated { part: "the header" })?;
     let header: Header =
         serde_json::from_slice(&rest[..end]).map_err(|error| StoredError::Header { message: error.to_string() })?;
+    let fields_start = MAGIC.len() + 1 + end + 1;
     let rest = &rest[end + 1..];
     let count = header.ids.len();
     let inconsistent = |message: String| StoredError::Inconsistent { message };
@@ -178,12 +180,11 @@ pub fn decode(bytes: &[u8]) -> Result<StoredCorpus, StoredError> {
         return Err(inconsistent(format!("the index of `{field}` lists document {doc} for `{value}`, of {count}")));
     }
     let fields = rest.get(..header.fields_bytes).ok_or(StoredError::Truncated { part: "the documents' fields" })?;
-    let text =
-        String::from_utf8(fields.to_vec()).map_err(|_| inconsistent("the documents' fields are not UTF-8".into()))?;
+    let text = std::str::from_utf8(fields).map_err(|_| inconsistent("the documents' fields are not UTF-8".into()))?;
     let mut lines = Vec::with_capacity(count);
     let mut start = 0;
     for (offset, _) in text.match_indices('\n') {
-        lines.push(start..offset);
+        lines.push(fields_start + start..fields_start + offset);
         start = offset + 1;
     }
     if lines.len() != count || start != text.len() {
@@ -223,7 +224,7 @@ pub fn decode(bytes: &[u8]) -> Result<StoredCorpus, StoredError> {
     Ok(StoredCorpus {
         model: header.model,
         corpus: Corpus::with_store(documents, store),
-        fields: StoredFields { text, lines },
+        fields: StoredFields { bytes, lines },
         index: header.index,
     })
 }
