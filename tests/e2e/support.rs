@@ -94,8 +94,9 @@ pub fn model_dir() -> &'static Path {
     })
 }
 
-/// [`host_in`] with environment changes: `Some` sets a variable, `None` removes it.
-pub fn host_in_with(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Run {
+/// The real binary in `cwd` with `args`, as every test runs it (plain output, the suite's caches,
+/// the model found once), and `env` on top: `Some` sets a variable, `None` removes it.
+fn host_command(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
     command
         .args(args)
@@ -113,32 +114,23 @@ pub fn host_in_with(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> 
             None => command.env_remove(name),
         };
     }
-    Run::from(command.output().expect("run the host binary"))
+    command
+}
+
+/// [`host_in`] with environment changes: `Some` sets a variable, `None` removes it.
+pub fn host_in_with(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Run {
+    Run::from(host_command(cwd, args, env).output().expect("run the host binary"))
 }
 
 /// `host` in `cwd` with `stdin` written to its standard input (a hook event), and `env` as in
 /// [`host_in_with`].
 pub fn host_with_stdin(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)], stdin: &str) -> Run {
     use std::io::Write;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
+    let mut command = host_command(cwd, args, env);
     command
-        .args(args)
-        .current_dir(cwd)
-        .env("CI", "1")
-        .env("NO_COLOR", "1")
-        .env("HOST_CACHE_DIR", test_cache())
-        .env("HOST_MODEL_DIR", model_dir())
-        .env("HOST_HOOK_NO_SERVER", "1")
-        .env_remove("RUST_BACKTRACE")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    for (name, value) in env {
-        match value {
-            Some(value) => command.env(name, value),
-            None => command.env_remove(name),
-        };
-    }
     let mut child = command.spawn().expect("start the host binary");
     if let Some(mut input) = child.stdin.take() {
         input.write_all(stdin.as_bytes()).expect("write stdin");

@@ -25,6 +25,32 @@ where
     outputs.into_iter().flatten().collect()
 }
 
+/// [`in_input_order`] with a progress bar labelled `label` that advances as each call ends,
+/// waited for on `runtime` (the scripts' thread blocks; the calls run on the runtime).
+pub fn with_progress<T, F, O>(
+    runtime: &tokio::runtime::Handle,
+    progress: &dyn crate::capabilities::progress::Progress,
+    label: &str,
+    items: Vec<T>,
+    concurrency: usize,
+    call: impl Fn(T) -> F,
+) -> Vec<O>
+where
+    F: Future<Output = O>,
+{
+    let task = progress.start(label, Some(items.len() as u64));
+    let outputs = runtime.block_on(in_input_order(items, concurrency, |item| {
+        let (call, task) = (call(item), task.clone());
+        async move {
+            let output = call.await;
+            task.advance(1);
+            output
+        }
+    }));
+    task.finish();
+    outputs
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

@@ -122,17 +122,11 @@ fn chat_many(
     let position = context.call_position();
     let requests =
         requests.into_iter().map(|value| request(value, position, "llm::chat_many")).collect::<Result<Vec<_>>>()?;
-    let task = progress.start(label, Some(requests.len() as u64));
     let outcomes: Vec<std::result::Result<ChatResponse, LlmError>> =
-        runtime.block_on(crate::capabilities::batch::in_input_order(requests, concurrency, |request| {
-            let (llm, task) = (llm.clone(), task.clone());
-            async move {
-                let outcome = llm.chat(request).await;
-                task.advance(1);
-                outcome
-            }
-        }));
-    task.finish();
+        crate::capabilities::batch::with_progress(runtime, progress, label, requests, concurrency, |request| {
+            let llm = llm.clone();
+            async move { llm.chat(request).await }
+        });
     if let Some(fatal) =
         outcomes.iter().filter_map(|outcome| outcome.as_ref().err()).find(|error| error.kind.is_fatal())
     {

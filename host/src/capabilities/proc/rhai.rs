@@ -185,18 +185,12 @@ fn run_many(
         })
         .collect::<Result<_>>()?;
     let label = options.label.unwrap_or_else(|| "proc".to_string());
-    let task = progress.start(&label, Some(requests.len() as u64));
     let concurrency = options.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
     let outcomes: Vec<std::result::Result<ProcOutput, ProcError>> =
-        runtime.block_on(crate::capabilities::batch::in_input_order(requests, concurrency, |request| {
-            let (proc, task) = (proc.clone(), task.clone());
-            async move {
-                let outcome = proc.run(request).await;
-                task.advance(1);
-                outcome
-            }
-        }));
-    task.finish();
+        crate::capabilities::batch::with_progress(runtime, progress, &label, requests, concurrency, |request| {
+            let proc = proc.clone();
+            async move { proc.run(request).await }
+        });
     outcomes.into_iter().map(|outcome| outcome.map_err(|error| raise(context, &error)).and_then(output)).collect()
 }
 
