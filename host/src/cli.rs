@@ -103,7 +103,7 @@ pub struct HookArgs {
     pub no_server: bool,
 
     /// How long the warm hook server waits for another event before it exits
-    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    #[arg(long, value_name = "SECONDS", env = "HOST_HOOK_SERVER_IDLE", default_value_t = 300.0)]
     pub server_idle: f64,
 
     /// Be the warm hook server (started by `host hook` itself)
@@ -130,6 +130,11 @@ pub struct HookInstallArgs {
     /// Match by vector search and the import boost only (the memory-no-rerank config)
     #[arg(long)]
     pub no_rerank: bool,
+
+    /// The reranker's model, e.g. `anthropic:claude-haiku-4-5` (Anthropic's API with the
+    /// agent's ANTHROPIC_API_KEY) [default: the hook script's]
+    #[arg(long, value_name = "MODEL", conflicts_with = "no_rerank")]
+    pub rerank_model: Option<String>,
 
     /// Merge the block into `<workspace>/.claude/settings.json` instead of printing it
     #[arg(long)]

@@ -17,6 +17,7 @@ mod guests;
 mod llm;
 mod manifest;
 mod memory_hook;
+mod memory_hook_bench;
 mod proc;
 mod scripts;
 mod search;

@@ -372,7 +372,7 @@ fn the_reranker_orders_the_candidates_as_the_model_answers() {
 }
 
 /// A memory store from the test docs, and a hook folder of its own for a test.
-fn store(dir: &Path) -> PathBuf {
+pub(crate) fn store(dir: &Path) -> PathBuf {
     let run = dir.join("store");
     extract(&run, &docs(dir), &[]).expect_code(0);
     run

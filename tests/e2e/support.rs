@@ -76,10 +76,22 @@ pub fn host_in(cwd: &Path, args: &[&str]) -> Run {
 }
 
 /// Caches the binary writes during the suite (LLM answers, embeddings) go to a temporary folder,
-/// so tests neither read nor fill the user's `~/.cache/host`.
+/// so tests neither read nor fill the user's `~/.cache/host`. Registry packages are the
+/// exception: pinned and immutable, they are read from host's own cache, where `tests/run`
+/// fetched them before the suite (the Claude Code CLI alone is 175 MB).
 fn test_cache() -> &'static Path {
     static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    CACHE.get_or_init(|| tempfile::tempdir().expect("temporary cache folder")).path()
+    CACHE
+        .get_or_init(|| {
+            let cache = tempfile::tempdir().expect("temporary cache folder");
+            for shared in ["npm", "npm-install"] {
+                let real = host::project::cache_root().join(shared);
+                std::fs::create_dir_all(&real).expect("host's package cache");
+                std::os::unix::fs::symlink(&real, cache.path().join(shared)).expect("link the package cache");
+            }
+            cache
+        })
+        .path()
 }
 
 /// The local embedding model, found once the way `host` finds it (`tests/run` fetches it

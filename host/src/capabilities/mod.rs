@@ -15,6 +15,7 @@ pub mod http;
 pub mod json;
 pub mod llm;
 pub mod log;
+pub mod loopback;
 pub mod packages;
 pub mod proc;
 pub mod progress;
@@ -51,6 +52,8 @@ pub struct Capabilities {
     pub workspaces: Arc<workspace::Workspaces>,
     /// Pinned packages from a registry, cached after the first fetch.
     pub packages: Arc<dyn packages::Packages>,
+    /// Servers on 127.0.0.1 playing remote APIs, stopped when the run ends.
+    pub loopback: Arc<dyn loopback::Loopback>,
     pub run: Arc<run::RunInfo>,
     /// Guest modules: found, built, loaded and sandboxed by [`crate::wasm`].
     pub guests: Arc<crate::wasm::Registry>,
@@ -82,6 +85,7 @@ impl Capabilities {
             ("proc", proc::rhai::module(self.proc.clone(), self.progress.clone(), self.runtime.clone())),
             ("workspace", workspace::rhai::module(self.workspaces.clone())),
             ("packages", packages::rhai::module(self.packages.clone())),
+            ("loopback", loopback::rhai::module(self.loopback.clone(), self.runtime.clone())),
             ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
             ("search", search::rhai::module(self.search.clone(), self.files.clone(), self.results.clone())),
             ("stats", stats::rhai::module()),
@@ -100,6 +104,7 @@ impl Capabilities {
         guest::rhai::register_types(engine);
         proc::rhai::register_types(engine);
         workspace::rhai::register_types(engine);
+        loopback::rhai::register_types(engine);
     }
 }
 

@@ -264,6 +264,9 @@ fn install(args: &HookInstallArgs) -> anyhow::Result<Outcome> {
     if args.no_rerank {
         command.push_str(" --no-rerank");
     }
+    if let Some(model) = &args.rerank_model {
+        command.push_str(&format!(" --rerank-model {}", shell_word(model)));
+    }
     let entry = json!({ "type": "command", "command": command, "timeout": 30 });
     let block = json!({
         "hooks": {

@@ -11,6 +11,7 @@ use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp, SharedClient};
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
+use crate::capabilities::loopback::LocalLoopback;
 use crate::capabilities::packages::{NoPackages, NpmCache, RecordedPackages};
 use crate::capabilities::proc::{
     Groups, LocalProcesses, MeteredProcesses, NoProcesses, Proc, ProcPolicy, ScenarioProc,
@@ -91,6 +92,7 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     Ok(Capabilities {
         proc,
         packages,
+        loopback: Arc::new(LocalLoopback::new()),
         workspaces,
         process_groups,
         guests: Arc::new(guests),

@@ -51,10 +51,30 @@ pub enum PackagesError {
     Unavailable,
 }
 
+/// A program from a registry installed with its dependencies, in the cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Installed {
+    pub name: String,
+    pub version: String,
+    /// The package itself: `<root>/node_modules/<name>`.
+    pub dir: PathBuf,
+    /// The install's root: its `node_modules/` holds the package and every dependency, and
+    /// `node_modules/.bin` its programs.
+    pub root: PathBuf,
+    /// SHA-256 of the install's `package-lock.json`: the exact dependency tree.
+    pub lock_sha256: String,
+    /// Whether this call installed it (false: it was in the cache already).
+    pub fetched: bool,
+}
+
 /// Where packages come from.
 pub trait Packages: Send + Sync {
     /// The npm package `spec` (`name@version`, the version exact), fetched when not cached.
     fn npm(&self, spec: &str) -> Result<Package, PackagesError>;
+
+    /// The npm package `spec` installed with its dependencies (`npm install`), when not cached:
+    /// for programs that need their dependencies to run.
+    fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError>;
 }
 
 /// No packages at all: for commands that must not reach a registry.
@@ -62,6 +82,10 @@ pub struct NoPackages;
 
 impl Packages for NoPackages {
     fn npm(&self, _spec: &str) -> Result<Package, PackagesError> {
+        Err(PackagesError::Unavailable)
+    }
+
+    fn npm_install(&self, _spec: &str) -> Result<Installed, PackagesError> {
         Err(PackagesError::Unavailable)
     }
 }
@@ -85,20 +109,35 @@ impl RecordedPackages {
     }
 }
 
-impl Packages for RecordedPackages {
-    fn npm(&self, spec: &str) -> Result<Package, PackagesError> {
-        let package = self.inner.npm(spec)?;
-        (self.allow_read)(&package.dir);
-        let record = serde_json::json!({
-            "registry": "npm", "name": package.name, "version": package.version, "sha256": package.sha256,
-        });
+impl RecordedPackages {
+    fn record(&self, record: serde_json::Value) {
         if let Ok(mut used) = self.used.lock() {
             if !used.contains(&record) {
                 used.push(record);
             }
             self.results.settings("packages", serde_json::Value::Array(used.clone()));
         }
+    }
+}
+
+impl Packages for RecordedPackages {
+    fn npm(&self, spec: &str) -> Result<Package, PackagesError> {
+        let package = self.inner.npm(spec)?;
+        (self.allow_read)(&package.dir);
+        self.record(serde_json::json!({
+            "registry": "npm", "name": package.name, "version": package.version, "sha256": package.sha256,
+        }));
         Ok(package)
+    }
+
+    fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError> {
+        let installed = self.inner.npm_install(spec)?;
+        (self.allow_read)(&installed.root);
+        self.record(serde_json::json!({
+            "registry": "npm", "name": installed.name, "version": installed.version, "installed": true,
+            "lock_sha256": installed.lock_sha256,
+        }));
+        Ok(installed)
     }
 }
 

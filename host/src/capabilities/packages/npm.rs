@@ -1,18 +1,22 @@
 //! npm packages: `npm pack <name>@<version>` into a temporary folder inside the cache, unpacked
 //! with `tar`, then moved into place in one rename, so an interrupted fetch leaves nothing that
-//! looks complete and two runs fetching at once both end with the same package.
+//! looks complete and two runs fetching at once both end with the same package. Programs that
+//! need their dependencies are installed the same way, with `npm install` in the temporary folder.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use super::{Package, Packages, PackagesError, pinned};
+use super::{Installed, Package, Packages, PackagesError, pinned};
 
 /// The npm packages under `<cache>/npm/<name>@<version>/` (`/` in a scoped name becomes `+`):
-/// the archive, `package/` unpacked and `sha256`.
+/// the archive, `package/` unpacked and `sha256`; installs with their dependencies under
+/// `<cache>/npm-install/<name>@<version>/`: `package.json`, `package-lock.json`, `node_modules/`
+/// and `lock-sha256`.
 pub struct NpmCache {
     root: PathBuf,
+    installs: PathBuf,
     /// The npm client and any leading arguments (`["npm"]`).
     command: Vec<String>,
     notify: Box<dyn Fn(&str) + Send + Sync>,
@@ -22,7 +26,20 @@ impl NpmCache {
     /// `root` is host's cache folder; `command` the npm client and any arguments before `pack`
     /// (`["npm"]`).
     pub fn new(root: &Path, command: &[&str], notify: Box<dyn Fn(&str) + Send + Sync>) -> Self {
-        NpmCache { root: root.join("npm"), command: command.iter().map(|part| (*part).to_owned()).collect(), notify }
+        NpmCache {
+            root: root.join("npm"),
+            installs: root.join("npm-install"),
+            command: command.iter().map(|part| (*part).to_owned()).collect(),
+            notify,
+        }
+    }
+
+    /// The npm client as a command, with its leading arguments.
+    fn client(&self) -> Option<Command> {
+        let (program, leading) = self.command.split_first()?;
+        let mut command = Command::new(program);
+        command.args(leading);
+        Some(command)
     }
 
     fn fetch(&self, spec: &str, target: &Path) -> Result<(), PackagesError> {
@@ -32,9 +49,9 @@ impl NpmCache {
         fs_err::create_dir_all(&self.root).map_err(cache)?;
         let staging = tempfile::Builder::new().prefix(".fetch-").tempdir_in(&self.root).map_err(cache)?;
         (self.notify)(&format!("fetching {spec} from the npm registry into {}", target.display()));
-        let (program, leading) = self.command.split_first().ok_or_else(|| fail("no npm client was given".into()))?;
-        let packed = Command::new(program)
-            .args(leading)
+        let packed = self
+            .client()
+            .ok_or_else(|| fail("no npm client was given".into()))?
             .args(["pack", spec, "--silent", "--pack-destination"])
             .arg(staging.path())
             .output()
@@ -58,16 +75,50 @@ impl NpmCache {
         }
         let digest = sha256(&archive).map_err(cache)?;
         fs_err::write(staging.path().join("sha256"), &digest).map_err(cache)?;
-        let staged = staging.keep();
-        if let Err(error) = std::fs::rename(&staged, target) {
-            // Another run finished the same package first: keep theirs.
-            let _ = std::fs::remove_dir_all(&staged);
-            if !complete(target) {
-                return Err(cache(error));
-            }
-        }
-        Ok(())
+        move_into_place(staging, target, complete).map_err(cache)
     }
+
+    fn install(&self, spec: &str, name: &str, target: &Path) -> Result<(), PackagesError> {
+        let cache = |source| PackagesError::Cache { path: self.installs.clone(), source };
+        let fail =
+            |reason: String| PackagesError::Fetch { spec: spec.to_owned(), program: self.command.join(" "), reason };
+        fs_err::create_dir_all(&self.installs).map_err(cache)?;
+        let staging = tempfile::Builder::new().prefix(".install-").tempdir_in(&self.installs).map_err(cache)?;
+        (self.notify)(&format!(
+            "installing {spec} and its dependencies from the npm registry into {}",
+            target.display()
+        ));
+        fs_err::write(staging.path().join("package.json"), "{\"private\": true}\n").map_err(cache)?;
+        let installed = self
+            .client()
+            .ok_or_else(|| fail("no npm client was given".into()))?
+            .args(["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error", spec])
+            .current_dir(staging.path())
+            .output()
+            .map_err(|error| fail(error.to_string()))?;
+        if !installed.status.success() {
+            return Err(fail(String::from_utf8_lossy(&installed.stderr).trim().to_owned()));
+        }
+        if !staging.path().join("node_modules").join(name).join("package.json").is_file() {
+            return Err(fail(format!("it installed no `node_modules/{name}`")));
+        }
+        let digest = sha256(&staging.path().join("package-lock.json")).map_err(cache)?;
+        fs_err::write(staging.path().join("lock-sha256"), &digest).map_err(cache)?;
+        move_into_place(staging, target, installed_complete).map_err(cache)
+    }
+}
+
+/// Moves a finished staging folder to `target` in one rename. When another run finished the
+/// same package first, theirs is kept.
+fn move_into_place(staging: tempfile::TempDir, target: &Path, complete: fn(&Path) -> bool) -> std::io::Result<()> {
+    let staged = staging.keep();
+    if let Err(error) = std::fs::rename(&staged, target) {
+        let _ = std::fs::remove_dir_all(&staged);
+        if !complete(target) {
+            return Err(error);
+        }
+    }
+    Ok(())
 }
 
 impl Packages for NpmCache {
@@ -85,6 +136,24 @@ impl Packages for NpmCache {
         })?;
         Ok(Package { name, version, dir: target.join("package"), archive, sha256, fetched })
     }
+
+    fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError> {
+        let (name, version) = pinned(spec)?;
+        let target = self.installs.join(format!("{}@{version}", name.replace('/', "+")));
+        let fetched = !installed_complete(&target);
+        if fetched {
+            self.install(spec, &name, &target)?;
+        }
+        let cache = |source| PackagesError::Cache { path: target.clone(), source };
+        let lock_sha256 = fs_err::read_to_string(target.join("lock-sha256")).map_err(cache)?.trim().to_owned();
+        let dir = target.join("node_modules").join(&name);
+        Ok(Installed { name, version, dir, root: target, lock_sha256, fetched })
+    }
+}
+
+/// An install is complete when its `lock-sha256` was written (the last step before the move).
+fn installed_complete(target: &Path) -> bool {
+    target.join("lock-sha256").is_file() && target.join("node_modules").is_dir()
 }
 
 /// A cached package is complete when its `sha256` was written (the last step before the move).

@@ -9,6 +9,7 @@ use crate::capabilities::{docs::function, script_error};
 
 pub fn module(packages: Arc<dyn Packages>) -> Module {
     let mut module = Module::new();
+    let fetcher = packages.clone();
     function(
         "npm",
         &["spec: &str", "Map"],
@@ -24,7 +25,7 @@ Example: `let next = packages::npm(\"next@16.2.0\"); let docs = `${next.dir}/dis
     .set_into_module(
         &mut module,
         move |context: NativeCallContext, spec: &str| -> Result<Map, Box<EvalAltResult>> {
-            let package = packages.npm(spec).map_err(|error| script_error(&context, &error))?;
+            let package = fetcher.npm(spec).map_err(|error| script_error(&context, &error))?;
             let mut map = Map::new();
             map.insert("name".into(), package.name.into());
             map.insert("version".into(), package.version.into());
@@ -32,6 +33,34 @@ Example: `let next = packages::npm(\"next@16.2.0\"); let docs = `${next.dir}/dis
             map.insert("archive".into(), package.archive.display().to_string().into());
             map.insert("sha256".into(), package.sha256.into());
             map.insert("fetched".into(), Dynamic::from_bool(package.fetched));
+            Ok(map)
+        },
+    );
+    let installer = packages.clone();
+    function(
+        "npm_install",
+        &["spec: &str", "Map"],
+        "
+The npm package `spec` (an exact version) installed with its dependencies, once, by `npm install`
+into host's cache, for a program that needs them to run; the manifest records it with the
+sha256 of its `package-lock.json`. Returns `#{ name, version, dir, root, bin, lock_sha256,
+fetched }`: `dir` is the package, `root` the install (its `node_modules/` holds every
+dependency), `bin` its `node_modules/.bin` folder of programs.
+Example: `let codemod = packages::npm_install(\"@next/codemod@16.4.3\"); proc::run(#{ argv: [\"node\", `${codemod.dir}/bin/next-codemod.js`, \"agents-md\", \"--output\", \"AGENTS.md\"], cwd: ws.path() });`",
+    )
+    .with_volatility(true)
+    .set_into_module(
+        &mut module,
+        move |context: NativeCallContext, spec: &str| -> Result<Map, Box<EvalAltResult>> {
+            let installed = installer.npm_install(spec).map_err(|error| script_error(&context, &error))?;
+            let mut map = Map::new();
+            map.insert("name".into(), installed.name.into());
+            map.insert("version".into(), installed.version.into());
+            map.insert("dir".into(), installed.dir.display().to_string().into());
+            map.insert("bin".into(), installed.root.join("node_modules/.bin").display().to_string().into());
+            map.insert("root".into(), installed.root.display().to_string().into());
+            map.insert("lock_sha256".into(), installed.lock_sha256.into());
+            map.insert("fetched".into(), Dynamic::from_bool(installed.fetched));
             Ok(map)
         },
     );

@@ -69,3 +69,44 @@ fn a_failed_fetch_leaves_nothing_that_looks_cached_and_says_how_to_get_it() {
     let left: Vec<_> = std::fs::read_dir(dir.path().join("cache/npm")).expect("the cache folder").collect();
     assert!(left.is_empty(), "no staging folder left behind: {left:?}");
 }
+
+/// A stand-in for `npm install <spec>`, run by `sh`: puts the package and one dependency into
+/// `node_modules/` of its working directory, writes a lockfile, and counts its calls.
+fn fake_npm_install(dir: &Path) -> String {
+    let script = dir.join("npm");
+    let body = format!(
+        "#!/bin/sh\necho x >> {calls}\nmkdir -p node_modules/demo node_modules/dependency\n\
+         echo '{{\"name\":\"demo\"}}' > node_modules/demo/package.json\necho '{{\"lockfileVersion\":3}}' > package-lock.json\n",
+        calls = dir.join("calls").display()
+    );
+    std::fs::write(&script, body).expect("write the fake npm");
+    script.display().to_string()
+}
+
+#[test]
+fn a_program_is_installed_with_its_dependencies_once_and_then_read_from_the_cache() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let npm = fake_npm_install(dir.path());
+    let cache = NpmCache::new(&dir.path().join("cache"), &["sh", &npm], Box::new(|_| {}));
+    let first = cache.npm_install("demo@1.0.0").expect("installed");
+    assert!(first.fetched);
+    assert_eq!(first.root, dir.path().join("cache/npm-install/demo@1.0.0"));
+    assert_eq!(first.dir, first.root.join("node_modules/demo"));
+    assert!(first.root.join("node_modules/dependency").is_dir(), "its dependencies sit beside it");
+    assert_eq!(first.lock_sha256.len(), 64);
+    let again = cache.npm_install("demo@1.0.0").expect("cached");
+    assert!(!again.fetched);
+    assert_eq!(again.lock_sha256, first.lock_sha256);
+    let calls = std::fs::read_to_string(dir.path().join("calls")).expect("calls");
+    assert_eq!(calls.lines().count(), 1, "npm ran once");
+}
+
+#[test]
+fn an_install_that_leaves_no_package_is_an_error_and_leaves_nothing_cached() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let cache = NpmCache::new(&dir.path().join("cache"), &["true"], Box::new(|_| {}));
+    let error = cache.npm_install("demo@1.0.0").expect_err("nothing was installed");
+    assert!(error.to_string().contains("installed no `node_modules/demo`"), "{error}");
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("cache/npm-install")).expect("the cache folder").collect();
+    assert!(left.is_empty(), "no staging folder left behind: {left:?}");
+}

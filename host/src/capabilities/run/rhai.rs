@@ -38,6 +38,33 @@ pub fn module(run: Arc<RunInfo>) -> Module {
     )
     .set_into_module(&mut module, move || info.dir.display().to_string());
 
+    function(
+        "host_binary",
+        &["String"],
+        "
+The running `host` binary's absolute path, for a script that runs host itself as a program
+(a nested `host run`, or `host hook` written into an agent's settings); allow it with
+`proc::allow([\"host\"])`.
+Example: `proc::run(#{ argv: [run::host_binary(), \"--version\"] });`",
+    )
+    .set_into_module(&mut module, || -> Result<String> {
+        std::env::current_exe()
+            .map(|path| path.display().to_string())
+            .map_err(|error| format!("cannot find the host binary: {error}").into())
+    });
+
+    function(
+        "cache_dir",
+        &["String"],
+        "
+Host's cache folder (`HOST_CACHE_DIR`, else `$XDG_CACHE_HOME/host`, else `~/.cache/host`): the
+embedding model, fetched packages, recorded LLM answers. Hand it to a program that runs host
+in an environment of its own (`env: #{ HOST_CACHE_DIR: run::cache_dir() }`), so that it finds
+what this run found.
+Example: `let cache = run::cache_dir();`",
+    )
+    .set_into_module(&mut module, || crate::project::cache_root().display().to_string());
+
     let info = run.clone();
     function(
         "args",

@@ -1,0 +1,123 @@
+//! Scripted faults: what a loopback server does to the Nth request instead of answering it
+//! plainly. The kinds are the same for every play; the error body of a `status` fault and the
+//! pieces a `cut` answer is sent in are the play's.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::StatusCode;
+use futures::StreamExt;
+use serde::Deserialize;
+
+use crate::capabilities::decode::seconds;
+
+/// A fault as a script writes it: `#{ request: 3, kind: "status", status: 529 }`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum FaultSpec {
+    /// Hold the request open, never answering, until the client leaves or the server stops.
+    Stall { request: u64 },
+    /// Answer with this HTTP status and the API's error body.
+    Status { request: u64, status: u16 },
+    /// Send the first piece of the answer (a stream's `message_start`), then break the connection.
+    Cut { request: u64 },
+    /// Wait this long, then answer as usual.
+    Delay {
+        request: u64,
+        #[serde(deserialize_with = "seconds")]
+        seconds: f64,
+    },
+}
+
+impl FaultSpec {
+    fn request(&self) -> u64 {
+        match self {
+            Self::Stall { request }
+            | Self::Status { request, .. }
+            | Self::Cut { request }
+            | Self::Delay { request, .. } => *request,
+        }
+    }
+}
+
+/// A checked fault.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fault {
+    Stall,
+    Status(StatusCode),
+    Cut,
+    Delay(Duration),
+}
+
+impl Fault {
+    /// Its `kind`, as scripts wrote it and read it in the log.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Self::Stall => "stall",
+            Self::Status(_) => "status",
+            Self::Cut => "cut",
+            Self::Delay(_) => "delay",
+        }
+    }
+}
+
+/// A server's faults by the number of the request they apply to.
+#[derive(Debug, Clone, Default)]
+pub struct Faults(HashMap<u64, Fault>);
+
+/// A fault that cannot be applied: its index in `faults` and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultProblem {
+    pub index: usize,
+    pub message: String,
+}
+
+impl Faults {
+    pub fn new(specs: &[FaultSpec]) -> Result<Self, FaultProblem> {
+        let mut faults = HashMap::new();
+        for (index, spec) in specs.iter().enumerate() {
+            let problem = |message: String| FaultProblem { index, message };
+            let fault = check(spec).map_err(problem)?;
+            if spec.request() == 0 {
+                return Err(problem("`request` counts from 1".into()));
+            }
+            if faults.insert(spec.request(), fault).is_some() {
+                return Err(problem(format!("request {} already has a fault", spec.request())));
+            }
+        }
+        Ok(Self(faults))
+    }
+
+    /// The fault for the `number`th request the play numbers, if any.
+    pub fn get(&self, number: u64) -> Option<Fault> {
+        self.0.get(&number).copied()
+    }
+}
+
+fn check(spec: &FaultSpec) -> Result<Fault, String> {
+    Ok(match *spec {
+        FaultSpec::Stall { .. } => Fault::Stall,
+        FaultSpec::Cut { .. } => Fault::Cut,
+        FaultSpec::Status { status, .. } => match StatusCode::from_u16(status) {
+            Ok(code) if code.is_client_error() || code.is_server_error() => Fault::Status(code),
+            _ => return Err(format!("`status` must be an HTTP error status (400 to 599), got {status}")),
+        },
+        FaultSpec::Delay { seconds, .. } => match Duration::try_from_secs_f64(seconds) {
+            Ok(wait) => Fault::Delay(wait),
+            Err(_) => return Err(format!("`seconds` must be a number of seconds, at least 0, got {seconds}")),
+        },
+    })
+}
+
+/// A body that sends `first` and then breaks the connection, as a network cut would: the client
+/// gets the piece, then an error instead of the rest.
+pub fn cut_body(first: Bytes) -> Body {
+    let first = futures::stream::once(async move { Ok::<_, std::io::Error>(first) });
+    let cut = futures::stream::once(async {
+        // Pending once, so that hyper flushes the first piece before the error drops the connection.
+        tokio::task::yield_now().await;
+        Err(std::io::Error::other("loopback fault: connection cut"))
+    });
+    Body::from_stream(first.chain(cut))
+}
