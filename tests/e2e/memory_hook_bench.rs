@@ -246,3 +246,36 @@ fn resume_keeps_the_pairs_a_run_finished_and_runs_only_the_rest() {
     let configs = rows(&format!("SELECT config FROM '{}' ORDER BY config", table(&second, "results")));
     assert_eq!(configs, json!([["agents-md"], ["baseline"]]));
 }
+
+/// The shipped mini-eval with real Next.js: `npm install` from the registry (so behind a flag:
+/// `HOST_TEST_NEXT=1`), `next build` and vitest, the codemod indexing next@16.2.0's own docs.
+#[test]
+fn with_real_next_a_mini_eval_installs_builds_and_passes_its_eval_under_baseline_and_agents_md() {
+    if std::env::var_os("HOST_TEST_NEXT").is_none() {
+        eprintln!("skipped: set HOST_TEST_NEXT=1 to install Next.js from the npm registry and build");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = dir.path().join("run");
+    let out = run.display().to_string();
+    let args = [
+        "run",
+        "scripts/memory_hook_bench.rhai",
+        "--out",
+        &out,
+        "--",
+        "run",
+        "--evals",
+        "mh-001-update-tag-action",
+        "--configs",
+        "baseline,agents-md",
+    ];
+    host_in_with(&repo_root(), &args, &[("ANTHROPIC_API_KEY", None)]).expect_code(0);
+    let results = rows(&format!(
+        "SELECT config, build_pass, test_pass, overall_pass FROM '{}' ORDER BY config",
+        table(&run, "results")
+    ));
+    assert_eq!(results, json!([["agents-md", true, true, true], ["baseline", true, true, true]]));
+    let indexed = requests(&run, "mh-001-update-tag-action", "agents-md", 1);
+    assert!(messages_text(&indexed[0]).contains("04-functions:{"), "the index lists next's own docs");
+}
