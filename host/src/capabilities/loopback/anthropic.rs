@@ -10,17 +10,12 @@ use serde_json::{Value, json};
 
 use super::LoopbackError;
 use super::faults::{FaultSpec, Faults};
-use super::replies::{self, Reply};
+use super::replies::{self, Agent, Reply};
 use super::server::{Answer, Incoming, Play};
+use super::wire::{EVENT_STREAM, JSON, bytes, halves, split, tokens};
 
 const MESSAGES: &str = "/v1/messages";
 const COUNT_TOKENS: &str = "/v1/messages/count_tokens";
-const JSON: &str = "application/json";
-const EVENT_STREAM: &str = "text/event-stream";
-
-/// How many deltas a block's text or input JSON is streamed in, at most: more than one, as the
-/// real API streams, so a client's reassembly is exercised.
-const DELTAS_PER_BLOCK: usize = 3;
 
 /// What `loopback::anthropic` is given.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -29,41 +24,27 @@ pub struct AnthropicScript {
     /// The agent's turns, in order.
     pub replies: Vec<Reply>,
     /// The text answering side requests (those offering no tools).
-    #[serde(default = "default_side_reply")]
+    #[serde(default = "replies::default_side_reply")]
     pub side_reply: String,
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
 }
 
-fn default_side_reply() -> String {
-    "[]".to_string()
-}
-
 pub struct AnthropicPlay {
-    replies: Vec<Reply>,
-    side_reply: String,
+    agent: Agent,
 }
 
 impl AnthropicPlay {
     pub fn new(script: AnthropicScript) -> Result<(Self, Faults), LoopbackError> {
-        let invalid = |field: String, message: String| LoopbackError::Script { play: "anthropic", field, message };
-        replies::check(&script.replies)
-            .map_err(|(index, message)| invalid(format!("replies[{index}]"), message.to_string()))?;
-        let faults = Faults::new(&script.faults)
-            .map_err(|problem| invalid(format!("faults[{}]", problem.index), problem.message))?;
-        Ok((Self { replies: script.replies, side_reply: script.side_reply }, faults))
+        let (agent, faults) = Agent::new("anthropic", script.replies, script.side_reply, &script.faults)?;
+        Ok((Self { agent }, faults))
     }
 
     fn messages(&self, request: &Incoming) -> Answer {
         let Some(body) = request.json.as_ref().filter(|body| body.is_object()) else {
             return self.error(StatusCode::BAD_REQUEST, "the request body is not a JSON object");
         };
-        let (reply, turn) = if request.agent() {
-            let turn = replies::assistant_turns(body);
-            (replies::reply_for(&self.replies, turn).into_owned(), Some(turn))
-        } else {
-            (Reply { text: Some(self.side_reply.clone()), tools: Vec::new() }, None)
-        };
+        let (reply, turn) = self.agent.reply(request, body);
         let message = Message {
             id: format!("msg_loopback_{}", request.seq),
             model: body.get("model").cloned().unwrap_or_else(|| json!("loopback")),
@@ -119,11 +100,6 @@ fn error_type(status: StatusCode) -> &'static str {
         500..=599 => "api_error",
         _ => "invalid_request_error",
     }
-}
-
-/// The deterministic token count of `size` bytes: about four bytes a token.
-fn tokens(size: usize) -> usize {
-    size.div_ceil(4)
 }
 
 /// A reply's content blocks with their whole inputs. Tool use ids are unique per turn and block,
@@ -204,37 +180,6 @@ fn block_events(index: usize, block: &Value) -> Vec<Bytes> {
     events
 }
 
-/// `text` in at most [`DELTAS_PER_BLOCK`] pieces, cut at character boundaries; one piece, empty,
-/// for empty text.
-fn split(text: &str) -> Vec<&str> {
-    let size = text.len().div_ceil(DELTAS_PER_BLOCK).max(1);
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    while start < text.len() {
-        let mut end = (start + size).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        pieces.push(&text[start..end]);
-        start = end;
-    }
-    if pieces.is_empty() {
-        pieces.push("");
-    }
-    pieces
-}
-
 fn event(name: &str, data: &Value) -> Bytes {
     Bytes::from(format!("event: {name}\ndata: {data}\n\n"))
-}
-
-fn bytes(value: &Value) -> Bytes {
-    Bytes::from(value.to_string())
-}
-
-/// A whole JSON body in two pieces, so that a `cut` breaks it in the middle.
-fn halves(value: &Value) -> Vec<Bytes> {
-    let whole = bytes(value);
-    let middle = whole.len() / 2;
-    vec![whole.slice(..middle), whole.slice(middle..)]
 }

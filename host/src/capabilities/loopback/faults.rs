@@ -99,15 +99,23 @@ fn check(spec: &FaultSpec) -> Result<Fault, String> {
     Ok(match *spec {
         FaultSpec::Stall { .. } => Fault::Stall,
         FaultSpec::Cut { .. } => Fault::Cut,
-        FaultSpec::Status { status, .. } => match StatusCode::from_u16(status) {
-            Ok(code) if code.is_client_error() || code.is_server_error() => Fault::Status(code),
-            _ => return Err(format!("`status` must be an HTTP error status (400 to 599), got {status}")),
-        },
-        FaultSpec::Delay { seconds, .. } => match Duration::try_from_secs_f64(seconds) {
-            Ok(wait) => Fault::Delay(wait),
-            Err(_) => return Err(format!("`seconds` must be a number of seconds, at least 0, got {seconds}")),
-        },
+        FaultSpec::Status { status, .. } => Fault::Status(error_status(status)?),
+        FaultSpec::Delay { seconds, .. } => Fault::Delay(wait(seconds)?),
     })
+}
+
+/// A script's `status`, checked: an HTTP error status. Shared with the modes.
+pub fn error_status(status: u16) -> Result<StatusCode, String> {
+    match StatusCode::from_u16(status) {
+        Ok(code) if code.is_client_error() || code.is_server_error() => Ok(code),
+        _ => Err(format!("`status` must be an HTTP error status (400 to 599), got {status}")),
+    }
+}
+
+/// A script's `seconds`, checked: a wait. Shared with the modes.
+pub fn wait(seconds: f64) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("`seconds` must be a number of seconds, at least 0, got {seconds}"))
 }
 
 /// A body that sends `first` and then breaks the connection, as a network cut would: the client

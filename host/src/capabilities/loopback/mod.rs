@@ -1,28 +1,45 @@
 //! The `loopback` capability: servers on 127.0.0.1 that play a remote API's side for an
-//! experiment, scripted by it and logging every request, so that real programs (Claude Code) run
-//! offline against a scripted model.
+//! experiment, scripted by it and logging every request, so that real programs (Claude Code, the
+//! OpenClaw gateway and its Cortex plugin) run offline against a scripted model and memory.
 //!
-//! What every play shares is in files of its own: `server` (binding, the request handler, the
-//! [`Play`] trait, stopping), `record` (the request log), `faults` (scripted faults),
-//! `shutdown` (the signal handlers and connections select on) and `replies` (the scripted agent
-//! turns of a chat play). A play is one file (`anthropic`). Servers run on the run's async
-//! runtime and all stop when the run ends; this module knows nothing of Rhai.
+//! What every play shares is in files of its own: `server` (the request handler, the [`Play`]
+//! trait, modes carried out, stopping), `door` (the listening socket, closed and opened again on
+//! the same port), `record` (the request log), `faults` (scripted faults by request number),
+//! `modes` (faults a script switches at run time), `shutdown` (the signals handlers and
+//! connections select on), `wire` (JSON bodies, token counts, stream deltas) and `replies` (the
+//! scripted agent of a chat play). A play is one file: `anthropic`, `openai`, `cortex` (with
+//! `memories`). Servers run on the run's async runtime and all stop when the run ends; this
+//! module knows nothing of Rhai.
 
 mod anthropic;
+mod cortex;
+mod door;
 mod faults;
+mod memories;
+mod modes;
+mod openai;
 mod record;
 mod replies;
 pub mod rhai;
 mod server;
 mod shutdown;
+mod wire;
 
+#[cfg(test)]
+mod cortex_tests;
+#[cfg(test)]
+mod openai_tests;
 #[cfg(test)]
 mod tests;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 pub use anthropic::AnthropicScript;
+pub use cortex::{CortexPlay, CortexScript};
 pub use faults::FaultSpec;
+pub use memories::Memory;
+pub use modes::{Mode, ModeSpec};
+pub use openai::OpenAiScript;
 pub use record::RequestRecord;
 pub use replies::{Reply, ToolCall};
 pub use server::Server;
@@ -32,6 +49,14 @@ pub use server::Server;
 pub enum LoopbackError {
     #[error("cannot listen on 127.0.0.1")]
     Bind(#[source] std::io::Error),
+    #[error("cannot listen on 127.0.0.1:{port} again")]
+    Reopen {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid mode for `set_mode`: {0}")]
+    Mode(String),
     #[error("invalid script for `loopback::{play}`: `{field}`: {message}")]
     Script { play: &'static str, field: String, message: String },
 }
@@ -41,6 +66,12 @@ pub enum LoopbackError {
 pub trait Loopback: Send + Sync {
     /// A server playing the Anthropic Messages API as `script` says, listening when this returns.
     async fn anthropic(&self, script: AnthropicScript) -> Result<Arc<Server>, LoopbackError>;
+    /// A server playing the OpenAI Chat Completions API as `script` says, listening when this
+    /// returns.
+    async fn openai(&self, script: OpenAiScript) -> Result<Arc<Server>, LoopbackError>;
+    /// A server playing the Cortex memory API as `script` says, in the script's mode when this
+    /// returns; the play is returned too, to read the memories it holds.
+    async fn cortex(&self, script: CortexScript) -> Result<(Arc<Server>, Arc<CortexPlay>), LoopbackError>;
 }
 
 /// Servers on this process's loopback interface, on the runtime the caller runs on. Every server
@@ -68,6 +99,20 @@ impl Loopback for LocalLoopback {
         let (play, faults) = anthropic::AnthropicPlay::new(script)?;
         let server = Server::start(Arc::new(play), faults).await?;
         Ok(self.keep(server))
+    }
+
+    async fn openai(&self, script: OpenAiScript) -> Result<Arc<Server>, LoopbackError> {
+        let (play, faults) = openai::OpenAiPlay::new(script)?;
+        let server = Server::start(Arc::new(play), faults).await?;
+        Ok(self.keep(server))
+    }
+
+    async fn cortex(&self, script: CortexScript) -> Result<(Arc<Server>, Arc<CortexPlay>), LoopbackError> {
+        let (play, mode) = CortexPlay::new(script)?;
+        let play = Arc::new(play);
+        let server = self.keep(Server::start(play.clone(), faults::Faults::default()).await?);
+        server.set_mode(mode).await?;
+        Ok((server, play))
     }
 }
 

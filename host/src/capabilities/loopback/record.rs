@@ -36,8 +36,14 @@ pub struct RequestRecord {
     pub reply: Option<u64>,
     /// The scripted fault applied to it.
     pub fault: Option<&'static str>,
-    /// The HTTP status answered; `None` when nothing was (a stall, a delay the stop cut short).
+    /// The HTTP status answered; `None` when nothing was (a stall, a hang, a reset, a wait the
+    /// stop cut short).
     pub status: Option<u16>,
+    /// The kind of the server's mode applied to it: `ok` unless a mode covering its path was set.
+    pub mode: &'static str,
+    /// Milliseconds from its arrival until its answer was ready to send, or until its connection
+    /// was reset; `None` while neither happened (a stall, a hang, a wait the stop cut short).
+    pub duration_ms: Option<f64>,
     pub headers: BTreeMap<String, String>,
     pub key_present: bool,
     /// The body as JSON, or as text when it is not JSON.
@@ -84,7 +90,7 @@ impl RequestLog {
     /// Logs a request as it arrives; its numbers are given under one lock, so that the log's
     /// order, `seq` and the faults' numbering agree.
     pub fn arrive(&self, arrival: Arrival<'_>) -> Numbers {
-        let at_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        let at_ms = self.now_ms();
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         let seq = entries.records.len() as u64 + 1;
         let numbered = arrival.numbered.then(|| {
@@ -102,6 +108,8 @@ impl RequestLog {
             reply: None,
             fault: None,
             status: None,
+            mode: "ok",
+            duration_ms: None,
             headers: recorded_headers(arrival.headers),
             key_present: KEY_HEADERS.iter().any(|name| arrival.headers.contains_key(*name)),
             body: arrival.body,
@@ -116,6 +124,19 @@ impl RequestLog {
         if let Some(record) = entries.records.get_mut(index) {
             change(record);
         }
+    }
+
+    /// Changes the record of request `seq` as it ends (answered or reset), noting how long it took.
+    pub fn end(&self, seq: u64, change: impl FnOnce(&mut RequestRecord)) {
+        let now_ms = self.now_ms();
+        self.update(seq, |record| {
+            record.duration_ms = Some(now_ms - record.at_ms);
+            change(record);
+        });
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.started.elapsed().as_secs_f64() * 1000.0
     }
 
     /// Every request so far, in arrival order.

@@ -1,12 +1,16 @@
-//! The scripted agent of a chat play: its turns in order, and which one answers a conversation.
-//! A reply is chosen by the conversation alone (how many assistant turns it already holds), so a
-//! client that sends the same conversation again gets the same reply, and the server keeps no
-//! state per conversation.
+//! The scripted agent of a chat play (Anthropic's, OpenAI's): its turns in order, the side reply,
+//! and which one answers a request. A reply is chosen by the conversation alone (how many
+//! assistant turns it already holds), so a client that sends the same conversation again gets the
+//! same reply, and the server keeps no state per conversation. The wire format is the play's.
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use super::LoopbackError;
+use super::faults::{FaultSpec, Faults};
+use super::server::Incoming;
 
 /// One assistant turn: text, tool calls, or text and then tool calls.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -40,8 +44,48 @@ impl Reply {
     }
 }
 
+/// The text answering side requests when a script gives none: an empty JSON list, what a hook's
+/// reranker reads as "nothing relevant".
+pub fn default_side_reply() -> String {
+    "[]".to_string()
+}
+
+/// A chat play's script, checked.
+pub struct Agent {
+    replies: Vec<Reply>,
+    side_reply: String,
+}
+
+impl Agent {
+    /// Checks the script of `loopback::<play>`; an error names the field at fault.
+    pub fn new(
+        play: &'static str,
+        replies: Vec<Reply>,
+        side_reply: String,
+        faults: &[FaultSpec],
+    ) -> Result<(Self, Faults), LoopbackError> {
+        let invalid = |field: String, message: String| LoopbackError::Script { play, field, message };
+        check(&replies).map_err(|(index, message)| invalid(format!("replies[{index}]"), message.to_string()))?;
+        let faults =
+            Faults::new(faults).map_err(|problem| invalid(format!("faults[{}]", problem.index), problem.message))?;
+        Ok((Self { replies, side_reply }, faults))
+    }
+
+    /// The reply to `request`, whose JSON body is `body`, and the turn it answers: a request
+    /// offering tools gets the agent's turn for its conversation; any other gets the side reply,
+    /// answering no turn.
+    pub fn reply(&self, request: &Incoming, body: &Value) -> (Reply, Option<usize>) {
+        if request.agent() {
+            let turn = assistant_turns(body);
+            (reply_for(&self.replies, turn).into_owned(), Some(turn))
+        } else {
+            (Reply { text: Some(self.side_reply.clone()), tools: Vec::new() }, None)
+        }
+    }
+}
+
 /// The replies a script gave, checked: each says something.
-pub fn check(replies: &[Reply]) -> Result<(), (usize, &'static str)> {
+fn check(replies: &[Reply]) -> Result<(), (usize, &'static str)> {
     match replies.iter().position(|reply| reply.text.is_none() && reply.tools.is_empty()) {
         Some(index) => Err((index, "a reply needs `text`, `tools` or both")),
         None => Ok(()),

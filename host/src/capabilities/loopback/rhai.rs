@@ -1,5 +1,5 @@
 //! The Rhai namespace `loopback::` and the `LoopbackServer` type it returns: thin, on the run's
-//! async runtime. The plays, faults and the request log live beside it.
+//! async runtime. The plays, modes, faults and the request log live beside it.
 
 use std::sync::Arc;
 
@@ -7,15 +7,25 @@ use rhai::{Dynamic, Engine, EvalAltResult, Map, Module, NativeCallContext};
 use serde_json::json;
 use tokio::runtime::Handle;
 
-use super::{AnthropicScript, Loopback, Server};
+use super::{AnthropicScript, CortexPlay, CortexScript, Loopback, LoopbackError, Mode, ModeSpec, OpenAiScript, Server};
 use crate::capabilities::docs::function;
 use crate::capabilities::{script_error, script_value};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
-/// A running loopback server, as scripts hold it.
+/// A running loopback server, as scripts hold it; a Cortex server keeps its play, for
+/// `memories()`.
 #[derive(Clone)]
-pub struct LoopbackServer(Arc<Server>);
+pub struct LoopbackServer {
+    server: Arc<Server>,
+    cortex: Option<Arc<CortexPlay>>,
+}
+
+impl LoopbackServer {
+    fn plain(server: Arc<Server>) -> Self {
+        Self { server, cortex: None }
+    }
+}
 
 pub fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<LoopbackServer>("LoopbackServer");
@@ -24,7 +34,7 @@ pub fn register_types(engine: &mut Engine) {
 pub fn module(loopback: Arc<dyn Loopback>, runtime: Handle) -> Module {
     let mut module = Module::new();
 
-    let handle = runtime.clone();
+    let (handle, anthropic) = (runtime.clone(), loopback.clone());
     function(
         "anthropic",
         &["script: Map", "LoopbackServer"],
@@ -42,7 +52,7 @@ past the end it gets the last reply if that calls no tools, else the text `Done.
 `message_start`, then the connection breaks) or `delay` with `seconds`. Streams as Claude Code
 asks (`stream: true`); answers `/v1/messages/count_tokens`; any other path is a 404. Ids and
 token counts depend only on the request. The server stops when the run ends.
-Methods: `url()`, `requests()`, `stop()`.
+Methods: `url()`, `requests()`, `set_mode(mode)`, `stop()`.
 Example: `let model = loopback::anthropic(#{ replies: [#{ tools: [#{ name: \"Write\", input: #{ file_path: path, content: \"hi\" } }] }, #{ text: \"Done.\" }] });`",
     )
     .with_volatility(true)
@@ -50,8 +60,66 @@ Example: `let model = loopback::anthropic(#{ replies: [#{ tools: [#{ name: \"Wri
         let minimal = json!({"replies": []});
         let script: AnthropicScript =
             script_value(&context, "script for `loopback::anthropic`", &script.into(), &minimal)?;
-        let server = handle.block_on(loopback.anthropic(script)).map_err(|error| script_error(&context, &error))?;
-        Ok(LoopbackServer(server))
+        let server = handle.block_on(anthropic.anthropic(script)).map_err(|error| script_error(&context, &error))?;
+        Ok(LoopbackServer::plain(server))
+    });
+
+    let (handle, openai) = (runtime.clone(), loopback.clone());
+    function(
+        "openai",
+        &["script: Map", "LoopbackServer"],
+        "
+Starts a server on 127.0.0.1 (a free port) playing the OpenAI Chat Completions API for a
+scripted agent, and returns it once it listens; point an OpenAI-compatible client at
+`url() + \"/v1\"` (OpenClaw: a provider `#{ baseUrl, api: \"openai-completions\" }`).
+`replies`, `side_reply` and `faults` as for `loopback::anthropic` (faults number the requests to
+`/v1/chat/completions`; a `cut` sends the first chunk). `models` (`[\"canned\"]`): the ids
+`GET /v1/models` lists. `POST /v1/chat/completions` streams as asked (`stream: true`): a chunk
+with the role, the text in a few `content` deltas, each tool call (id, type and name, then its
+`arguments` JSON in pieces), a chunk with `finish_reason` (`stop`, or `tool_calls` when the
+reply calls tools), the usage chunk (`choices: []`) when `stream_options.include_usage`, then
+`data: [DONE]`. Not streamed, it answers a whole `chat.completion`. Errors are OpenAI's
+`#{ error: #{ message, type, param, code } }`; other paths are a 404. Ids and token counts
+depend only on the request. The server stops when the run ends.
+Methods: `url()`, `requests()`, `set_mode(mode)`, `stop()`.
+Example: `let model = loopback::openai(#{ models: [\"canned\"], replies: [#{ tools: [#{ name: \"memory_search\", input: #{ query: \"deploy\" } }] }, #{ text: \"Done.\" }] });`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |context: NativeCallContext, script: Map| -> Result<LoopbackServer> {
+        let minimal = json!({"replies": []});
+        let script: OpenAiScript = script_value(&context, "script for `loopback::openai`", &script.into(), &minimal)?;
+        let server = handle.block_on(openai.openai(script)).map_err(|error| script_error(&context, &error))?;
+        Ok(LoopbackServer::plain(server))
+    });
+
+    let handle = runtime.clone();
+    function(
+        "cortex",
+        &["script: Map", "LoopbackServer"],
+        "
+Starts a server on 127.0.0.1 (a free port) playing the Cortex memory API as its OpenClaw
+plugin calls it, and returns it once it is in its starting mode; set the plugin's base URL to
+`url()`. `facts` (`[]`): memories held from the start (node ids `seed-0`, `seed-1`, …, source
+`seed`). `tier` (1): the `pipeline_tier` of `GET /v1/stats`. `mode` (`#{ kind: \"ok\" }`): the
+mode it starts in, as `set_mode` takes it. Answers `GET /health`, `/v1/stats` and
+`/v1/knowledge` (both with the `user_id` of the query and the memory count), `/v1/auth/link`,
+`/v1/jobs/{id}` (`completed`, or a 404), and `POST /v1/warmup`; `POST /v1/retrieve` and
+`/v1/recall` rank the memories sharing a word (lowercase, 3 or more characters) with `query`
+by the share of the query's words they hold, ties in the order stored, at most `top_k` (or
+`limit`; 10): `#{ results: [#{ node_id, content, score, type: \"FACT\", source, session_id }] }`
+and `#{ memories: [#{ content, score }] }`. `POST /v1/jobs/ingest/conversation` stores each
+sentence (cut at new lines and after `. `, `! `, `? `; 12 characters or more) of its user and
+assistant `messages` as a memory (`cap-1`, `cap-2`, …, source `capture`, the request's
+`session_id`) and answers `#{ job_id: \"job-<n>\", status: \"queued\" }`. Errors are
+`#{ error: message }`; other paths are a 404. The server stops when the run ends.
+Methods: `url()`, `requests()`, `set_mode(mode)`, `memories()`, `stop()`.
+Example: `let cortex = loopback::cortex(#{ facts: [\"The deploy key rotates every month.\"], mode: #{ kind: \"status\", status: 503, paths: [\"/v1/retrieve\"] } });`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |context: NativeCallContext, script: Map| -> Result<LoopbackServer> {
+        let script: CortexScript = script_value(&context, "script for `loopback::cortex`", &script.into(), &json!({}))?;
+        let (server, play) = handle.block_on(loopback.cortex(script)).map_err(|error| script_error(&context, &error))?;
+        Ok(LoopbackServer { server, cortex: Some(play) })
     });
 
     function(
@@ -62,39 +130,91 @@ The server's base URL, `http://127.0.0.1:<port>`, without a trailing slash.
 Example: `proc::run(#{ argv: [\"claude\", \"-p\", task], env: #{ ANTHROPIC_BASE_URL: model.url() } });`",
     )
     .in_global_namespace()
-    .set_into_module(&mut module, |server: &mut LoopbackServer| server.0.url());
+    .set_into_module(&mut module, |server: &mut LoopbackServer| server.server.url());
 
     function(
         "requests",
         &["server: &mut LoopbackServer", "Array"],
         "
 Every request so far, in arrival order: `#{ seq, at_ms, method, path, query, stream, agent,
-reply, fault, status, headers, key_present, body }`. `seq` counts from 1; `at_ms` is since
-the server started; `agent` is true when the request offered tools; `reply` is the turn
-answered, the number of assistant messages the request held (`()` for side requests, other
-paths and faults but `delay`); `fault` is the fault's kind or `()`; `status` is `()` when
-nothing was answered (a stall, a delay the stop cut short); `headers` holds only
-`anthropic-version`, `anthropic-beta` and `user-agent` (never a key: `key_present` says whether
-one was sent); `body` is the request's JSON, or its text when it is not JSON.
+reply, fault, status, mode, duration_ms, headers, key_present, body }`. `seq` counts from 1;
+`at_ms` is since the server started; `agent` is true when the request offered tools; `reply`
+is the turn answered, the number of assistant messages the request held (`()` for side
+requests, other paths and faults but `delay`); `fault` is the fault's kind or `()`; `status` is
+`()` when nothing was answered (a stall, a hang, a reset, a wait the stop cut short); `mode` is
+the kind of the mode applied (`ok` when none covered the path); `duration_ms` runs from arrival
+until the answer was ready or the connection was reset (`()` when neither happened); `headers`
+holds only `anthropic-version`, `anthropic-beta` and `user-agent` (never a key: `key_present`
+says whether one was sent); `body` is the request's JSON, or its text when it is not JSON.
 Example: `let turns = model.requests().filter(|r| r.agent).len();`",
     )
     .in_global_namespace()
     .with_volatility(true)
     .set_into_module(&mut module, |server: &mut LoopbackServer| -> Result<Dynamic> {
-        rhai::serde::to_dynamic(server.0.requests())
+        rhai::serde::to_dynamic(server.server.requests())
+    });
+
+    let handle = runtime.clone();
+    function(
+        "set_mode",
+        &["server: &mut LoopbackServer", "mode: Map", "()"],
+        "
+Switches how the server treats the requests that arrive from now on, until the next
+`set_mode`: `#{ kind: \"ok\" }` (answer as the play does), `#{ kind: \"latency\", seconds }`
+(answer after the wait), `#{ kind: \"status\", status }` (an HTTP error status with the play's
+error body), `#{ kind: \"reset\" }` (read the request, then reset the connection without an
+answer: a client sees a connection reset, Node's fetch `fetch failed`), `#{ kind: \"hang\" }`
+(never answer: the request is held until the client gives up or the server stops; a later mode
+does not release it) or `#{ kind: \"refuse\" }` (stop listening: connections are refused and
+open ones break; any other mode listens again on the same port, so `url()` stays valid).
+`paths` (every path): the request paths, without the query, that a mode other than `ok` and
+`refuse` applies to; the others are answered as usual. Scripted `faults` apply only to
+requests the mode leaves alone. A stopped server stays stopped.
+Example: `cortex.set_mode(#{ kind: \"status\", status: 503, paths: [\"/v1/retrieve\", \"/v1/recall\"] });`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(
+        &mut module,
+        move |context: NativeCallContext, server: &mut LoopbackServer, mode: Map| -> Result<()> {
+            let spec: ModeSpec = script_value(&context, "mode for `set_mode`", &mode.into(), &json!({"kind": "ok"}))?;
+            let mode = Mode::new(&spec).map_err(|message| script_error(&context, &LoopbackError::Mode(message)))?;
+            handle.block_on(server.server.set_mode(mode)).map_err(|error| script_error(&context, &error))
+        },
+    );
+
+    function(
+        "memories",
+        &["server: &mut LoopbackServer", "Array"],
+        "
+Every memory a `loopback::cortex` server holds now, seeds first, then captures in the order
+stored: `#{ node_id, content, source, session_id }` (`source` is `seed` or `capture`;
+`session_id` is `()` for seeds). An error for a server of another play.
+Example: `let captured = cortex.memories().filter(|m| m.source == \"capture\");`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(&mut module, |context: NativeCallContext, server: &mut LoopbackServer| -> Result<Dynamic> {
+        match &server.cortex {
+            Some(cortex) => rhai::serde::to_dynamic(cortex.memories()),
+            None => Err(Box::new(EvalAltResult::ErrorRuntime(
+                "`memories()` is for servers of `loopback::cortex`".into(),
+                context.call_position(),
+            ))),
+        }
     });
 
     function(
         "stop",
         &["server: &mut LoopbackServer", "()"],
         "
-Stops the server now: it no longer listens, and every connection, a stalled one included,
-closes without an answer. Calling it again does nothing.
+Stops the server now: it no longer listens, and every connection, a stalled or hung one
+included, closes without an answer. Calling it again does nothing.
 Example: `model.stop();`",
     )
     .in_global_namespace()
     .with_volatility(true)
-    .set_into_module(&mut module, move |server: &mut LoopbackServer| runtime.block_on(server.0.stop()));
+    .set_into_module(&mut module, move |server: &mut LoopbackServer| runtime.block_on(server.server.stop()));
 
     module
 }

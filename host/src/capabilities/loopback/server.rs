@@ -1,24 +1,24 @@
 //! One loopback server: bound to a free port on 127.0.0.1, every request logged and then
-//! answered by its [`Play`] unless a scripted fault intervenes, stopped by [`Server::stop`], by
-//! the end of the run or by the runtime going away.
+//! answered by its [`Play`] unless the server's mode or a scripted fault intervenes, stopped by
+//! [`Server::stop`], by the end of the run or by the runtime going away.
 
-use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
-use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use super::LoopbackError;
+use super::door::{Door, DoorListener};
 use super::faults::{Fault, Faults, cut_body};
+use super::modes::{Mode, Treatment};
 use super::record::{Arrival, RequestLog, RequestRecord};
-use super::shutdown::{Shutdown, StoppableListener};
+use super::shutdown::{Connection, Shutdown};
 
 /// The largest request body read; an agent's whole conversation fits many times over.
 const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
@@ -33,6 +33,8 @@ pub struct Incoming {
     pub seq: u64,
     pub method: Method,
     pub path: String,
+    /// The query string, `""` when there is none.
+    pub query: String,
     /// The body's size in bytes (token counts are derived from it).
     pub size: usize,
     /// The body, when it is JSON.
@@ -76,38 +78,54 @@ pub trait Play: Send + Sync + 'static {
 struct Shared {
     play: Arc<dyn Play>,
     faults: Faults,
+    mode: Mutex<Mode>,
     log: RequestLog,
     shutdown: Shutdown,
 }
 
+impl Shared {
+    fn mode(&self) -> MutexGuard<'_, Mode> {
+        self.mode.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// A running server.
 pub struct Server {
-    address: SocketAddr,
+    door: Arc<Door>,
     shared: Arc<Shared>,
     task: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Server {
-    /// Binds a free port on 127.0.0.1 and serves `play` on the current runtime; it listens when
-    /// this returns.
+    /// Binds a free port on 127.0.0.1 and serves `play` on the current runtime, in mode `ok`; it
+    /// listens when this returns.
     pub async fn start(play: Arc<dyn Play>, faults: Faults) -> Result<Arc<Self>, LoopbackError> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.map_err(LoopbackError::Bind)?;
-        let address = listener.local_addr().map_err(LoopbackError::Bind)?;
+        let door = Arc::new(Door::bind().map_err(LoopbackError::Bind)?);
         let shutdown = Shutdown::new();
-        let shared = Arc::new(Shared { play, faults, log: RequestLog::new(), shutdown: shutdown.clone() });
-        let app = Router::new().fallback(handle).with_state(shared.clone());
-        let listener = StoppableListener::new(listener, shutdown.clone());
+        let shared = Arc::new(Shared {
+            play,
+            faults,
+            mode: Mutex::new(Mode::default()),
+            log: RequestLog::new(),
+            shutdown: shutdown.clone(),
+        });
+        let app = Router::new()
+            .fallback(handle)
+            .with_state(shared.clone())
+            .into_make_service_with_connect_info::<Connection>();
+        let listener = DoorListener::new(door.clone(), shutdown.clone());
         let task = tokio::spawn(async move {
             let signal = async move { shutdown.stopped().await };
             // Serving a listener that was bound cannot fail; axum's result is always `Ok`.
             let _ = axum::serve(listener, app).with_graceful_shutdown(signal).await;
         });
-        Ok(Arc::new(Self { address, shared, task: Mutex::new(Some(task)) }))
+        Ok(Arc::new(Self { door, shared, task: Mutex::new(Some(task)) }))
     }
 
     /// `http://127.0.0.1:<port>`, without a trailing slash: what a client's base URL is set to.
+    /// The port stays the same through `refuse` modes.
     pub fn url(&self) -> String {
-        format!("http://{}", self.address)
+        format!("http://{}", self.door.address())
     }
 
     /// Every request so far, in arrival order.
@@ -115,10 +133,27 @@ impl Server {
         self.shared.log.records()
     }
 
+    /// Puts the server in `mode` for the requests that arrive from now on. `refuse` closes the
+    /// port and breaks every connection; any other mode listens again, on the same port. A
+    /// stopped server stays stopped.
+    pub async fn set_mode(&self, mode: Mode) -> Result<(), LoopbackError> {
+        if mode.refuses() {
+            // The mode first, so that a request racing the close is reset rather than answered.
+            *self.shared.mode() = mode;
+            self.door.close();
+        } else {
+            let port = self.door.address().port();
+            self.door.open().map_err(|source| LoopbackError::Reopen { port, source })?;
+            *self.shared.mode() = mode;
+        }
+        Ok(())
+    }
+
     /// Tells the server to stop, without waiting: it accepts nothing more, and every connection,
     /// a stalled one included, breaks.
     pub fn signal_stop(&self) {
         self.shared.shutdown.stop();
+        self.door.seal();
     }
 
     /// Stops the server and waits until it no longer listens. Calling it again does nothing.
@@ -133,8 +168,12 @@ impl Server {
     }
 }
 
-/// Every request, whatever its path: logged, then answered.
-async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+/// Every request, whatever its path: logged, then answered as the mode, a fault or the play says.
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(connection): ConnectInfo<Connection>,
+    request: Request,
+) -> Response {
     let (parts, body) = request.into_parts();
     let Ok(body) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
         let answer = shared.play.error(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large");
@@ -142,11 +181,12 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     };
     let json: Option<Value> = serde_json::from_slice(&body).ok();
     let path = parts.uri.path().to_string();
-    let mut incoming = Incoming { seq: 0, method: parts.method, path, size: body.len(), json };
+    let query = parts.uri.query().unwrap_or("").to_string();
+    let mut incoming = Incoming { seq: 0, method: parts.method, path, query, size: body.len(), json };
     let numbers = shared.log.arrive(Arrival {
         method: incoming.method.as_str(),
         path: &incoming.path,
-        query: parts.uri.query().unwrap_or(""),
+        query: &incoming.query,
         headers: &parts.headers,
         body: incoming.json.clone().unwrap_or_else(|| Value::String(String::from_utf8_lossy(&body).into_owned())),
         stream: incoming.stream(),
@@ -154,33 +194,62 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         numbered: shared.play.numbered(&incoming.method, &incoming.path),
     });
     incoming.seq = numbers.seq;
-    let fault = numbers.numbered.and_then(|number| shared.faults.get(number));
-    if let Some(fault) = fault {
-        shared.log.update(incoming.seq, |record| record.fault = Some(fault.kind()));
+    let treatment = shared.mode().treatment(&incoming.path);
+    if treatment != Treatment::Ok {
+        shared.log.update(incoming.seq, |record| record.mode = treatment.kind());
     }
+    match treatment {
+        Treatment::Ok => faulted(&shared, &incoming, numbers.numbered).await,
+        Treatment::Latency(wait) => delayed(&shared, &incoming, wait).await,
+        Treatment::Status(status) => failed(&shared, incoming.seq, status),
+        // Under `refuse`, a request can only come on a connection accepted just before the
+        // close; it is reset as the close broke the others.
+        Treatment::Reset | Treatment::Refuse => {
+            shared.log.end(incoming.seq, |_| ());
+            connection.reset();
+            held(&shared).await
+        }
+        Treatment::Hang => held(&shared).await,
+    }
+}
+
+/// A request the mode leaves alone: answered, unless a scripted fault numbers it.
+async fn faulted(shared: &Shared, incoming: &Incoming, number: Option<u64>) -> Response {
+    let Some(fault) = number.and_then(|number| shared.faults.get(number)) else {
+        return answer(shared, incoming, false);
+    };
+    shared.log.update(incoming.seq, |record| record.fault = Some(fault.kind()));
     match fault {
-        None => answer(&shared, &incoming, false),
-        Some(Fault::Cut) => answer(&shared, &incoming, true),
-        Some(Fault::Status(status)) => {
-            let message = format!("{} (a loopback fault)", status.canonical_reason().unwrap_or("error"));
-            let mut answer = shared.play.error(status, &message);
-            if status == StatusCode::TOO_MANY_REQUESTS {
-                answer.headers.push(("retry-after", "1".into()));
-            }
-            logged(&shared, incoming.seq, answer, false)
-        }
-        Some(Fault::Stall) => {
-            // The connection breaks at the stop too, so this answer is never sent.
-            shared.shutdown.stopped().await;
-            StatusCode::SERVICE_UNAVAILABLE.into_response()
-        }
-        Some(Fault::Delay(wait)) => {
-            tokio::select! {
-                () = tokio::time::sleep(wait) => answer(&shared, &incoming, false),
-                () = shared.shutdown.stopped() => StatusCode::SERVICE_UNAVAILABLE.into_response(),
-            }
-        }
+        Fault::Cut => answer(shared, incoming, true),
+        Fault::Status(status) => failed(shared, incoming.seq, status),
+        Fault::Stall => held(shared).await,
+        Fault::Delay(wait) => delayed(shared, incoming, wait).await,
     }
+}
+
+/// Never answers: the connection breaks at the stop (or a `refuse`, or its reset), so the
+/// response returned then is never sent.
+async fn held(shared: &Shared) -> Response {
+    shared.shutdown.stopped().await;
+    StatusCode::SERVICE_UNAVAILABLE.into_response()
+}
+
+/// Answers after `wait`, unless the server stops first.
+async fn delayed(shared: &Shared, incoming: &Incoming, wait: Duration) -> Response {
+    tokio::select! {
+        () = tokio::time::sleep(wait) => answer(shared, incoming, false),
+        () = shared.shutdown.stopped() => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+    }
+}
+
+/// The play's error for `status`, as a fault or a mode asks for it.
+fn failed(shared: &Shared, seq: u64, status: StatusCode) -> Response {
+    let message = format!("{} (a loopback fault)", status.canonical_reason().unwrap_or("error"));
+    let mut answer = shared.play.error(status, &message);
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        answer.headers.push(("retry-after", "1".into()));
+    }
+    logged(shared, seq, answer, false)
 }
 
 fn answer(shared: &Shared, incoming: &Incoming, cut: bool) -> Response {
@@ -189,7 +258,7 @@ fn answer(shared: &Shared, incoming: &Incoming, cut: bool) -> Response {
 
 /// Sends `answer` (only its first piece when `cut`), after noting it in the log.
 fn logged(shared: &Shared, seq: u64, answer: Answer, cut: bool) -> Response {
-    shared.log.update(seq, |record| {
+    shared.log.end(seq, |record| {
         record.status = Some(answer.status.as_u16());
         // A cut answer reaches the client broken; it answered no turn.
         record.reply = if cut { None } else { answer.reply };

@@ -20,7 +20,7 @@ async fn start(script: Value) -> Arc<Server> {
     Server::start(Arc::new(play), faults).await.expect("the server starts")
 }
 
-fn client() -> Client {
+pub(super) fn client() -> Client {
     // Generous: only a server that never closes a stalled request could reach it.
     Client::builder().timeout(Duration::from_secs(60)).build().expect("client")
 }
@@ -44,7 +44,7 @@ async fn post(client: &Client, server: &Server, path: &str, body: &Value) -> req
     client.post(format!("{}{path}", server.url())).json(body).send().await.expect("an answer")
 }
 
-async fn json_of(response: reqwest::Response) -> Value {
+pub(super) async fn json_of(response: reqwest::Response) -> Value {
     response.json().await.expect("a JSON body")
 }
 
@@ -71,7 +71,7 @@ fn reassembled(events: &[(String, Value)], index: usize, field: &str) -> (String
     (deltas.iter().map(|delta| delta.as_str().expect("a string delta")).collect(), deltas.len())
 }
 
-async fn wait_until(condition: impl Fn() -> bool) {
+pub(super) async fn wait_until(condition: impl Fn() -> bool) {
     for _ in 0..1000 {
         if condition() {
             return;

@@ -1,0 +1,207 @@
+//! The OpenAI Chat Completions API, played as OpenAI-compatible clients read it (the OpenClaw
+//! gateway's `openai-completions` provider): `GET /v1/models`, `POST /v1/chat/completions`
+//! answered with the scripted agent's turns (streamed as `chat.completion.chunk` events when
+//! asked, with a usage chunk when `stream_options.include_usage`) or the side reply, and OpenAI's
+//! error bodies. Ids and token counts are derived from the request alone, so runs are
+//! reproducible.
+
+use axum::body::Bytes;
+use axum::http::{Method, StatusCode};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::LoopbackError;
+use super::faults::{FaultSpec, Faults};
+use super::replies::{self, Agent, Reply};
+use super::server::{Answer, Incoming, Play};
+use super::wire::{EVENT_STREAM, JSON, bytes, halves, split, tokens};
+
+const MODELS: &str = "/v1/models";
+const COMPLETIONS: &str = "/v1/chat/completions";
+
+/// What `loopback::openai` is given.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenAiScript {
+    /// The agent's turns, in order.
+    pub replies: Vec<Reply>,
+    /// The text answering side requests (those offering no tools).
+    #[serde(default = "replies::default_side_reply")]
+    pub side_reply: String,
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
+    /// The model ids `/v1/models` lists.
+    #[serde(default = "default_models")]
+    pub models: Vec<String>,
+}
+
+fn default_models() -> Vec<String> {
+    vec!["canned".to_string()]
+}
+
+pub struct OpenAiPlay {
+    agent: Agent,
+    models: Vec<String>,
+}
+
+impl OpenAiPlay {
+    pub fn new(script: OpenAiScript) -> Result<(Self, Faults), LoopbackError> {
+        if script.models.is_empty() {
+            let message = "list at least one model: clients pick theirs from `/v1/models`".to_string();
+            return Err(LoopbackError::Script { play: "openai", field: "models".into(), message });
+        }
+        let (agent, faults) = Agent::new("openai", script.replies, script.side_reply, &script.faults)?;
+        Ok((Self { agent, models: script.models }, faults))
+    }
+
+    fn models(&self) -> Answer {
+        let data: Vec<Value> = self
+            .models
+            .iter()
+            .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "loopback"}))
+            .collect();
+        ok(JSON, vec![bytes(&json!({"object": "list", "data": data}))], None)
+    }
+
+    fn completions(&self, request: &Incoming) -> Answer {
+        let Some(body) = request.json.as_ref().filter(|body| body.is_object()) else {
+            return self.error(StatusCode::BAD_REQUEST, "the request body is not a JSON object");
+        };
+        let (reply, turn) = self.agent.reply(request, body);
+        let completion = Completion {
+            id: format!("chatcmpl-loopback-{}", request.seq),
+            model: body.get("model").cloned().unwrap_or_else(|| json!(self.models.first())),
+            tool_calls: tool_calls(&reply, turn.unwrap_or(0)),
+            finish_reason: if reply.ends_turn() { "stop" } else { "tool_calls" },
+            text: reply.text,
+            prompt_tokens: tokens(request.size),
+        };
+        let (content_type, pieces) = if request.stream() {
+            (EVENT_STREAM, completion.chunks(body["stream_options"]["include_usage"] == true))
+        } else {
+            (JSON, halves(&completion.whole()))
+        };
+        ok(content_type, pieces, turn.map(|turn| turn as u64))
+    }
+}
+
+impl Play for OpenAiPlay {
+    fn numbered(&self, method: &Method, path: &str) -> bool {
+        method == Method::POST && path == COMPLETIONS
+    }
+
+    fn answer(&self, request: &Incoming) -> Answer {
+        match (&request.method, request.path.as_str()) {
+            (&Method::GET, MODELS) => self.models(),
+            (&Method::POST, COMPLETIONS) => self.completions(request),
+            (method, path) => self.error(StatusCode::NOT_FOUND, &format!("no route for {method} {path}")),
+        }
+    }
+
+    fn error(&self, status: StatusCode, message: &str) -> Answer {
+        let (kind, code) = error_kind(status);
+        let body = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
+        Answer { status, content_type: JSON, headers: Vec::new(), pieces: vec![bytes(&body)], reply: None }
+    }
+}
+
+fn ok(content_type: &'static str, pieces: Vec<Bytes>, reply: Option<u64>) -> Answer {
+    Answer { status: StatusCode::OK, content_type, headers: Vec::new(), pieces, reply }
+}
+
+/// OpenAI's error `type` and `code` for an HTTP status.
+fn error_kind(status: StatusCode) -> (&'static str, Value) {
+    match status.as_u16() {
+        401 => ("invalid_request_error", json!("invalid_api_key")),
+        404 => ("invalid_request_error", json!("unknown_url")),
+        429 => ("requests", json!("rate_limit_exceeded")),
+        500..=599 => ("server_error", Value::Null),
+        _ => ("invalid_request_error", Value::Null),
+    }
+}
+
+/// A reply's tool calls with their whole arguments (a JSON string, as OpenAI sends them). Ids are
+/// unique per turn and call, and the same when a conversation is sent again.
+fn tool_calls(reply: &Reply, turn: usize) -> Vec<Value> {
+    reply
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(index, tool)| {
+            let arguments = Value::Object(tool.input.clone()).to_string();
+            json!({"id": format!("call_loopback_{turn}_{index}"), "type": "function",
+                "function": {"name": tool.name, "arguments": arguments}})
+        })
+        .collect()
+}
+
+/// One completion, sent whole or as a stream of chunks.
+struct Completion {
+    id: String,
+    model: Value,
+    text: Option<String>,
+    tool_calls: Vec<Value>,
+    finish_reason: &'static str,
+    prompt_tokens: usize,
+}
+
+impl Completion {
+    fn message(&self) -> Value {
+        let mut message = json!({"role": "assistant", "content": self.text});
+        if !self.tool_calls.is_empty() {
+            message["tool_calls"] = json!(self.tool_calls);
+        }
+        message
+    }
+
+    fn usage(&self) -> Value {
+        let completion_tokens = tokens(self.message().to_string().len());
+        json!({"prompt_tokens": self.prompt_tokens, "completion_tokens": completion_tokens,
+            "total_tokens": self.prompt_tokens + completion_tokens})
+    }
+
+    fn whole(&self) -> Value {
+        json!({
+            "id": self.id, "object": "chat.completion", "created": 0, "model": self.model,
+            "choices": [{"index": 0, "message": self.message(), "finish_reason": self.finish_reason}],
+            "usage": self.usage(),
+        })
+    }
+
+    /// A `chat.completion.chunk` with one choice.
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> Bytes {
+        let choice = json!({"index": 0, "delta": delta, "finish_reason": finish_reason});
+        data(&json!({"id": self.id, "object": "chat.completion.chunk", "created": 0, "model": self.model,
+            "choices": [choice]}))
+    }
+
+    /// The stream's events, one piece each: the role, the text's deltas, each tool call (its id
+    /// and name, then its arguments' deltas), the finish reason, the usage when asked, `[DONE]`.
+    fn chunks(&self, include_usage: bool) -> Vec<Bytes> {
+        let mut chunks = vec![self.chunk(json!({"role": "assistant", "content": ""}), None)];
+        if let Some(text) = &self.text {
+            chunks.extend(split(text).into_iter().map(|piece| self.chunk(json!({"content": piece}), None)));
+        }
+        for (index, call) in self.tool_calls.iter().enumerate() {
+            let function = &call["function"];
+            let start = json!({"index": index, "id": call["id"], "type": "function",
+                "function": {"name": function["name"], "arguments": ""}});
+            chunks.push(self.chunk(json!({"tool_calls": [start]}), None));
+            for piece in split(function["arguments"].as_str().unwrap_or_default()) {
+                let delta = json!({"index": index, "function": {"arguments": piece}});
+                chunks.push(self.chunk(json!({"tool_calls": [delta]}), None));
+            }
+        }
+        chunks.push(self.chunk(json!({}), Some(self.finish_reason)));
+        if include_usage {
+            chunks.push(data(&json!({"id": self.id, "object": "chat.completion.chunk", "created": 0,
+                "model": self.model, "choices": [], "usage": self.usage()})));
+        }
+        chunks.push(Bytes::from_static(b"data: [DONE]\n\n"));
+        chunks
+    }
+}
+
+fn data(value: &Value) -> Bytes {
+    Bytes::from(format!("data: {value}\n\n"))
+}

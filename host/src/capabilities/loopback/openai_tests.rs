@@ -1,0 +1,222 @@
+//! Specification of the OpenAI play, driven over real HTTP as the OpenClaw gateway drives it:
+//! `/v1/models`, streamed chunks that reassemble into the scripted turn, the usage chunk and
+//! `[DONE]`, the whole completion, side requests, OpenAI's error bodies, and its script's checks.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::openai::OpenAiPlay;
+use super::tests::{client, json_of};
+use super::{LoopbackError, OpenAiScript, Server};
+
+const MODEL: &str = "canned";
+
+async fn start(script: Value) -> Arc<Server> {
+    let script: OpenAiScript = serde_json::from_value(script).expect("a valid script");
+    let (play, faults) = OpenAiPlay::new(script).expect("a valid script");
+    Server::start(Arc::new(play), faults).await.expect("the server starts")
+}
+
+/// A request of the agent (it offers tools) whose conversation holds `turns` assistant messages,
+/// each followed by its tool's result, as OpenAI's clients send them.
+fn agent(turns: usize, stream: bool) -> Value {
+    let mut messages = vec![
+        json!({"role": "system", "content": "You are a personal assistant with a memory."}),
+        json!({"role": "user", "content": "What did we decide about the deploy key?"}),
+    ];
+    for turn in 0..turns {
+        let call = json!({"id": format!("call_{turn}"), "type": "function",
+            "function": {"name": "memory_search", "arguments": "{}"}});
+        messages.push(json!({"role": "assistant", "content": null, "tool_calls": [call]}));
+        messages.push(json!({"role": "tool", "tool_call_id": format!("call_{turn}"), "content": "[]"}));
+    }
+    let tool = json!({"type": "function", "function": {"name": "memory_search", "parameters": {"type": "object"}}});
+    json!({"model": MODEL, "messages": messages, "tools": [tool], "stream": stream})
+}
+
+fn with_usage(mut request: Value) -> Value {
+    request["stream_options"] = json!({"include_usage": true});
+    request
+}
+
+async fn post(server: &Server, path: &str, body: &Value) -> reqwest::Response {
+    client().post(format!("{}{path}", server.url())).json(body).send().await.expect("an answer")
+}
+
+/// A stream's `data:` payloads, checking each event is one `data: …` line.
+fn payloads(text: &str) -> Vec<String> {
+    text.split_terminator("\n\n")
+        .map(|event| event.strip_prefix("data: ").expect("a data line").to_string())
+        .inspect(|payload| assert!(!payload.contains('\n'), "{payload}"))
+        .collect()
+}
+
+/// The chunks of a stream before `[DONE]`, which must end it.
+fn chunks(text: &str) -> Vec<Value> {
+    let mut payloads = payloads(text);
+    assert_eq!(payloads.pop().as_deref(), Some("[DONE]"), "{text}");
+    payloads.iter().map(|payload| serde_json::from_str(payload).expect("a JSON chunk")).collect()
+}
+
+/// The deltas of the first choice of each chunk that has one.
+fn deltas(chunks: &[Value]) -> Vec<&Value> {
+    chunks.iter().filter_map(|chunk| chunk["choices"].get(0)).map(|choice| &choice["delta"]).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_turn_reassembles_into_the_scripted_text_and_tool_call_arguments() {
+    let input = json!({"query": "deploy key \"rotation\"", "note": "héllo wörld ✓\nline two"});
+    let other = json!({"path": "memory/2025-01-01.md"});
+    let reply = json!({"text": "Let me look that up.", "tools": [{"name": "memory_search", "input": input},
+        {"name": "memory_get", "input": other}]});
+    let server = start(json!({"replies": [reply]})).await;
+    let request = with_usage(agent(0, true));
+    let response = post(&server, "/v1/chat/completions", &request).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let chunks = chunks(&response.text().await.expect("the stream"));
+
+    assert!(chunks.iter().all(|chunk| chunk["object"] == "chat.completion.chunk" && chunk["model"] == MODEL));
+    assert!(chunks.iter().all(|chunk| chunk["id"] == "chatcmpl-loopback-1"), "one id for the whole stream");
+    let deltas = deltas(&chunks);
+    assert_eq!(deltas[0], &json!({"role": "assistant", "content": ""}));
+    let texts: Vec<&str> = deltas[1..].iter().filter_map(|delta| delta["content"].as_str()).collect();
+    assert!(texts.len() > 1, "the text comes in several deltas: {texts:?}");
+    assert_eq!(texts.concat(), "Let me look that up.");
+
+    let calls: Vec<&Value> = deltas.iter().filter_map(|delta| delta["tool_calls"].as_array()).flatten().collect();
+    for (index, (name, input)) in [("memory_search", &input), ("memory_get", &other)].into_iter().enumerate() {
+        let pieces: Vec<&&Value> = calls.iter().filter(|call| call["index"] == index).collect();
+        assert_eq!(pieces[0]["id"], format!("call_loopback_0_{index}"));
+        assert_eq!((&pieces[0]["type"], &pieces[0]["function"]["name"]), (&json!("function"), &json!(name)));
+        assert!(pieces[1..].iter().all(|piece| piece.get("id").is_none() && piece["function"].get("name").is_none()));
+        let arguments: String =
+            pieces.iter().map(|piece| piece["function"]["arguments"].as_str().expect("a string piece")).collect();
+        assert!(pieces.len() > 2, "the arguments come in several pieces");
+        assert_eq!(&serde_json::from_str::<Value>(&arguments).expect("the arguments are JSON"), input);
+    }
+
+    let finish: Vec<&Value> = chunks.iter().map(|chunk| &chunk["choices"][0]["finish_reason"]).collect();
+    let last_choice = chunks.len() - 2;
+    assert_eq!(finish[last_choice], "tool_calls");
+    assert!(finish[..last_choice].iter().all(|reason| reason.is_null()));
+    assert_eq!(chunks[last_choice]["choices"][0]["delta"], json!({}));
+    let usage = &chunks[chunks.len() - 1];
+    assert_eq!(usage["choices"], json!([]));
+    let prompt = request.to_string().len().div_ceil(4);
+    assert_eq!(usage["usage"]["prompt_tokens"], prompt);
+    let completion = usage["usage"]["completion_tokens"].as_u64().expect("a count");
+    assert!(completion > 0);
+    assert_eq!(usage["usage"]["total_tokens"], prompt as u64 + completion);
+    let record = &server.requests()[0];
+    assert_eq!((record.stream, record.agent, record.reply, record.status), (true, true, Some(0), Some(200)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_without_include_usage_has_no_usage_chunk_and_a_final_text_stops() {
+    let server =
+        start(json!({"replies": [{"tools": [{"name": "memory_search", "input": {}}]}, {"text": "Monthly."}]})).await;
+    let text = post(&server, "/v1/chat/completions", &agent(1, true)).await.text().await.expect("the stream");
+    let chunks = chunks(&text);
+    assert!(
+        chunks
+            .iter()
+            .all(|chunk| chunk.get("usage").is_none() && chunk["choices"].as_array().is_some_and(|c| c.len() == 1))
+    );
+    let last = &chunks[chunks.len() - 1]["choices"][0];
+    assert_eq!((&last["delta"], &last["finish_reason"]), (&json!({}), &json!("stop")));
+    let content: String = deltas(&chunks).iter().filter_map(|delta| delta["content"].as_str()).collect();
+    assert_eq!(content, "Monthly.", "one assistant message in the conversation: the second reply");
+    assert!(deltas(&chunks).iter().all(|delta| delta.get("tool_calls").is_none()));
+    assert_eq!(server.requests()[0].reply, Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_completion_has_the_chat_completion_shape() {
+    let input = json!({"query": "deploy key"});
+    let server =
+        start(json!({"replies": [{"tools": [{"name": "memory_search", "input": input}]}, {"text": "Monthly."}]})).await;
+    let request = agent(0, false);
+    let called = json_of(post(&server, "/v1/chat/completions", &request).await).await;
+    let arguments = json!(input.to_string());
+    let call = json!({"id": "call_loopback_0_0", "type": "function",
+        "function": {"name": "memory_search", "arguments": arguments}});
+    let prompt = request.to_string().len().div_ceil(4);
+    let message = json!({"role": "assistant", "content": null, "tool_calls": [call]});
+    let completion = message.to_string().len().div_ceil(4);
+    assert_eq!(
+        called,
+        json!({"id": "chatcmpl-loopback-1", "object": "chat.completion", "created": 0, "model": MODEL,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}})
+    );
+    let answered = json_of(post(&server, "/v1/chat/completions", &agent(1, false)).await).await;
+    assert_eq!(answered["choices"][0]["message"], json!({"role": "assistant", "content": "Monthly."}));
+    assert_eq!(answered["choices"][0]["finish_reason"], "stop");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn models_lists_the_scripted_ids_or_canned() {
+    let listed = |models: Value| async move {
+        let server = start(models).await;
+        let response = client().get(format!("{}/v1/models", server.url())).send().await.expect("an answer");
+        assert_eq!(response.status(), 200);
+        json_of(response).await
+    };
+    let canned = listed(json!({"replies": []})).await;
+    assert_eq!(
+        canned,
+        json!({"object": "list", "data": [{"id": "canned", "object": "model", "created": 0, "owned_by": "loopback"}]})
+    );
+    let scripted = listed(json!({"replies": [], "models": ["gpt-loopback", "mini"]})).await;
+    let ids: Vec<&Value> = scripted["data"].as_array().expect("a list").iter().map(|model| &model["id"]).collect();
+    assert_eq!(ids, [&json!("gpt-loopback"), &json!("mini")]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn side_requests_get_the_side_reply_and_errors_come_in_openai_shape() {
+    let faults =
+        json!([{"request": 2, "kind": "status", "status": 429}, {"request": 3, "kind": "status", "status": 503}]);
+    let server = start(json!({"replies": [{"text": "agent"}], "side_reply": "[2, 0]", "faults": faults})).await;
+    let mut side = agent(0, false);
+    side["tools"] = json!([]);
+    let answered = json_of(post(&server, "/v1/chat/completions", &side).await).await;
+    assert_eq!(answered["choices"][0]["message"]["content"], "[2, 0]");
+
+    let limited = post(&server, "/v1/chat/completions", &agent(0, false)).await;
+    assert_eq!((limited.status().as_u16(), &limited.headers()["retry-after"]), (429, &"1".parse().expect("a header")));
+    let error = json_of(limited).await["error"].clone();
+    assert_eq!((&error["type"], &error["code"]), (&json!("requests"), &json!("rate_limit_exceeded")));
+    assert!(error["message"].is_string());
+    let unavailable = post(&server, "/v1/chat/completions", &agent(0, false)).await;
+    assert_eq!(unavailable.status(), 503);
+    assert_eq!(json_of(unavailable).await["error"]["type"], "server_error");
+    let missing = post(&server, "/v1/completions", &agent(0, false)).await;
+    assert_eq!(missing.status(), 404);
+    assert_eq!(json_of(missing).await["error"]["code"], "unknown_url");
+    let log: Vec<_> = server.requests().into_iter().map(|record| (record.agent, record.reply, record.fault)).collect();
+    assert_eq!(
+        log,
+        [(false, None, None), (true, None, Some("status")), (true, None, Some("status")), (true, None, None)]
+    );
+}
+
+#[test]
+fn scripts_that_cannot_play_are_refused_naming_the_field() {
+    let refused = |script: Value| -> String {
+        let script: OpenAiScript = serde_json::from_value(script).expect("decodes");
+        match OpenAiPlay::new(script) {
+            Err(error @ LoopbackError::Script { .. }) => error.to_string(),
+            Err(other) => format!("another error: {other}"),
+            Ok(_) => "accepted".into(),
+        }
+    };
+    assert_eq!(
+        refused(json!({"replies": [], "models": []})),
+        "invalid script for `loopback::openai`: `models`: list at least one model: clients pick theirs from `/v1/models`"
+    );
+    assert!(refused(json!({"replies": [{}]})).starts_with("invalid script for `loopback::openai`: `replies[0]`"));
+    let fault = json!({"replies": [], "faults": [{"request": 0, "kind": "cut"}]});
+    assert!(refused(fault).contains("`faults[0]`: `request` counts from 1"));
+}
