@@ -7,6 +7,7 @@ mod cli;
 mod cortex_http;
 mod cortex_judge;
 mod cortex_local;
+mod cortex_plugin;
 mod cortex_v1;
 mod cortex_v11;
 mod embed;
