@@ -293,22 +293,10 @@ fn modes_that_cannot_apply_are_refused_naming_the_field() {
 }
 
 mod script {
-    use rhai::{Array, Engine, Scope};
+    use rhai::{Array, Scope};
 
     use super::*;
-    use crate::capabilities::loopback::rhai::{module, register_types};
-
-    fn engine(runtime: &tokio::runtime::Runtime) -> Engine {
-        let mut engine = Engine::new();
-        let loopback: Arc<dyn Loopback> = Arc::new(LocalLoopback::new());
-        engine.register_static_module("loopback", module(loopback, runtime.handle().clone()).into());
-        register_types(&mut engine);
-        engine
-    }
-
-    fn runtime() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime")
-    }
+    use crate::capabilities::loopback::tests::script::{engine, runtime};
 
     fn get(runtime: &tokio::runtime::Runtime, url: String) -> Result<u16, String> {
         runtime.block_on(async {

@@ -376,13 +376,14 @@ fn faults_that_cannot_apply_are_refused_naming_them() {
     );
 }
 
-mod script {
+pub(super) mod script {
     use rhai::{Array, Engine, Scope};
 
     use super::*;
     use crate::capabilities::loopback::rhai::{module, register_types};
 
-    fn engine(runtime: &tokio::runtime::Runtime) -> Engine {
+    /// An engine with `loopback::` on `runtime`, as a run registers it.
+    pub(in crate::capabilities::loopback) fn engine(runtime: &tokio::runtime::Runtime) -> Engine {
         let mut engine = Engine::new();
         let loopback: Arc<dyn Loopback> = Arc::new(LocalLoopback::new());
         engine.register_static_module("loopback", module(loopback, runtime.handle().clone()).into());
@@ -390,7 +391,7 @@ mod script {
         engine
     }
 
-    fn runtime() -> tokio::runtime::Runtime {
+    pub(in crate::capabilities::loopback) fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime")
     }
 
