@@ -1,8 +1,8 @@
 //! The `text` capability: the text work experiment scripts used to do character by character in
 //! Rhai (sentences, words and stop words, quantities, fact matching, dates, number formatting,
-//! Markdown tables, prompt templates), as pure functions.
+//! Markdown tables, prompt templates, token counts), as pure functions.
 //!
-//! Each function but `render` (minijinja templates), the answer readers of `claims.rs` (the
+//! Each function but `render` (minijinja templates), `token_count` (OpenAI's encodings), the answer readers of `claims.rs` (the
 //! built-in judge's) and `plain` (markdown as plain text, for docs-to-memories) ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
 //! included, so that a script calling it computes what it computed before, to the character;
 //! the originals are kept in `parity_originals.rhai`, and `parity_tests.rs` holds the ports to
@@ -18,6 +18,7 @@ pub mod rhai;
 mod sentences;
 mod table;
 mod template;
+mod tokens;
 mod words;
 
 pub use claims::{clauses, numerals, specifics};
@@ -29,6 +30,7 @@ pub use quantities::{Quantity, Value, quantities, quantity, unit};
 pub use sentences::{pieces, sentences, squash};
 pub use table::{Align, markdown_table};
 pub use template::render;
+pub use tokens::{ENCODINGS, token_count};
 pub use words::{STOP_WORDS, content_words, has_digit, is_stop_word, overlap, stem, terms, whole_number, words};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub enum TextError {
     Placeholder { name: String, line: Option<usize>, placeholder: String, known: String },
     #[error("template `{name}`: the values must be a map of names to values")]
     TemplateValues { name: String },
+    #[error("unknown encoding `{encoding}`; the encodings are: {known}")]
+    Encoding { encoding: String, known: String },
 }
 
 type Result<T> = std::result::Result<T, TextError>;

@@ -72,6 +72,7 @@ pub fn module() -> Module {
     register_format(&mut module);
     register_table(&mut module);
     register_template(&mut module);
+    register_tokens(&mut module);
     module
 }
 
@@ -356,6 +357,22 @@ Example: `text::day_number(\"1970-01-02\")` is `1`",
     )
     .set_into_module(module, |context: NativeCallContext, date: &str| -> Result<i64> {
         super::day_number(date).map_err(|error| script_error(&context, &error))
+    });
+}
+
+fn register_tokens(module: &mut Module) {
+    function(
+        "token_count",
+        &["text: &str", "encoding: &str", "i64"],
+        "
+How many tokens `text` is in one of OpenAI's BPE encodings: `o200k_base` (GPT-4o and later) or
+`cl100k_base` (GPT-4). The ranks are built into the host; the first count of a run loads the
+encoding (about 0.1 s). Another encoding is an error naming the known ones.
+Example: `let tokens = text::token_count(block, \"o200k_base\");`",
+    )
+    .set_into_module(module, |context: NativeCallContext, text: &str, encoding: &str| -> Result<i64> {
+        let count = super::token_count(text, encoding).map_err(|error| script_error(&context, &error))?;
+        Ok(i64::try_from(count).unwrap_or(i64::MAX))
     });
 }
 
