@@ -10,6 +10,7 @@ mod cortex_local;
 mod cortex_plugin;
 mod cortex_v1;
 mod cortex_v11;
+mod cortex_v2;
 mod embed;
 mod errors;
 mod fake_cortex;

