@@ -120,7 +120,9 @@ fn repacked_plugin(dir: &Path) -> String {
     let package = dir.join("package");
     let source = repo_root().join("fixtures/openclaw/cortex-plugin");
     std::fs::create_dir_all(&package).expect("package folder");
-    std::fs::copy(source.join("index.js"), package.join("index.js")).expect("copy index.js");
+    let code = std::fs::read_to_string(source.join("index.js")).expect("index.js");
+    std::fs::write(package.join("index.js"), code.replace(r#"id: "cortex-reference""#, r#"id: "my-cortex""#))
+        .expect("write index.js");
     let mut manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(source.join("openclaw.plugin.json")).expect("manifest"))
             .expect("JSON");
@@ -170,8 +172,10 @@ fn a_plugin_given_as_a_tarball_is_the_one_that_runs_and_the_report_names_it() {
 #[test]
 fn a_plugin_folder_without_a_manifest_is_refused_before_any_gateway_starts() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    std::fs::write(dir.path().join("index.js"), "export default {};\n").expect("write a plugin file");
-    let given = dir.path().display().to_string();
+    let plugin = dir.path().join("plugin");
+    std::fs::create_dir_all(&plugin).expect("a plugin folder");
+    std::fs::write(plugin.join("index.js"), "export default {};\n").expect("write a plugin file");
+    let given = plugin.display().to_string();
     let out = dir.path().join("run").display().to_string();
     let run = host_in_with(
         &repo_root(),
