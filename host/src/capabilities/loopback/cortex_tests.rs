@@ -296,7 +296,7 @@ mod script {
     use rhai::{Array, Scope};
 
     use super::*;
-    use crate::capabilities::loopback::tests::script::{engine, runtime};
+    use crate::capabilities::loopback::tests::script::{caught, engine, runtime};
 
     fn get(runtime: &tokio::runtime::Runtime, url: String) -> Result<u16, String> {
         runtime.block_on(async {
@@ -339,11 +339,7 @@ mod script {
     fn bad_scripts_and_modes_are_catchable_errors_naming_the_field() {
         let runtime = runtime();
         let engine = engine(&runtime);
-        let caught = |script: &str| -> String {
-            let wrapped =
-                format!("let caught = \"no error\"; try {{ {script}; }} catch (error) {{ caught = error; }} caught");
-            engine.eval::<String>(&wrapped).expect("script runs")
-        };
+        let caught = |script: &str| caught(&engine, script);
         let unknown = caught(r#"loopback::cortex(#{ fact: [] })"#);
         assert!(unknown.starts_with("invalid script for `loopback::cortex`: unknown field `fact`"), "{unknown}");
         let facts = caught(r#"loopback::cortex(#{ facts: "one" })"#);

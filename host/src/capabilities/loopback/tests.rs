@@ -395,6 +395,13 @@ pub(super) mod script {
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime")
     }
 
+    /// The error `script` throws, as a script's `catch` sees it; "no error" when it throws none.
+    pub(in crate::capabilities::loopback) fn caught(engine: &Engine, script: &str) -> String {
+        let wrapped =
+            format!("let caught = \"no error\"; try {{ {script}; }} catch (error) {{ caught = error; }} caught");
+        engine.eval::<String>(&wrapped).expect("script runs")
+    }
+
     #[test]
     fn a_script_starts_a_server_reads_its_log_and_stops_it() {
         let runtime = runtime();
@@ -434,11 +441,7 @@ pub(super) mod script {
     fn bad_scripts_are_catchable_errors_naming_the_field() {
         let runtime = runtime();
         let engine = engine(&runtime);
-        let caught = |script: &str| -> String {
-            let wrapped =
-                format!("let caught = \"no error\"; try {{ {script}; }} catch (error) {{ caught = error; }} caught");
-            engine.eval::<String>(&wrapped).expect("script runs")
-        };
+        let caught = |script: &str| caught(&engine, script);
         let unknown = caught(r#"loopback::anthropic(#{ replies: [], repiles: [] })"#);
         assert!(unknown.starts_with("invalid script for `loopback::anthropic`: unknown field `repiles`"), "{unknown}");
         let wrong = caught(r#"loopback::anthropic(#{ replies: "hi" })"#);
