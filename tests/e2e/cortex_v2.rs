@@ -8,6 +8,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use host::capabilities::loopback::{LocalLoopback, Loopback, OpenAiScript};
+
+use crate::fake_llm::{FakeLlm, Fault};
 use crate::support::{duckdb, host_in_with, offline_run, repo_root, table};
 
 fn rows(sql: &str) -> Value {
@@ -112,6 +115,104 @@ fn the_quick_run_measures_every_scenario_in_the_real_runtime() {
         table(&run, "summary")
     ));
     assert!(summary[0][0].as_i64().unwrap_or(0) > 0, "the cold start is in the summary");
+}
+
+/// Every file under `dir` whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).into_iter().flatten().filter(|e| e.file_type().is_file()) {
+        let bytes = std::fs::read(entry.path()).unwrap_or_default();
+        if bytes.windows(needle.len()).any(|window| window == needle.as_bytes()) {
+            found.push(entry.path().display().to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn with_a_real_model_the_gateway_calls_it_with_the_users_key_and_a_judge_reads_the_arc() {
+    // The remote model: a streaming OpenAI-compatible server in this process, answering every
+    // session's two turns with decisions full of specifics.
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime for the model server");
+    let loopback = LocalLoopback::new();
+    let script: OpenAiScript = serde_json::from_value(json!({
+        "models": ["gpt-remote"],
+        "replies": [
+            {"text": "Decision: Redis 7 as a read-through cache, keys api:v1:{route}:{hash}, TTL 300 seconds."},
+            {"text": "Decision: cap the cache at 512 MB with allkeys-lru."}
+        ]
+    }))
+    .expect("a model script");
+    let model = runtime.block_on(loopback.openai(script)).expect("the model server");
+    let judge = FakeLlm::start();
+    let verdict = r#"{"decisions": [{"decision": "Redis 7", "referenced": true}, {"decision": "TTL 300 s", "referenced": false}], "redundant_questions": 1, "continuity_score": 4, "rationale": "keeps the store, loses the TTL"}"#;
+    judge.always(Fault::Reply(format!("Verdict:\n```json\n{verdict}\n```")));
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = dir.path().join("run");
+    let run_text = run.display().to_string();
+    let (model_base, judge_base) = (format!("{}/v1", model.url()), judge.openai_base());
+    let args = [
+        "run",
+        "scripts/cortex_v2.rhai",
+        "--out",
+        &run_text,
+        "--",
+        "--quick",
+        "--phases",
+        "continuity",
+        "--model",
+        "llm:gpt-remote",
+    ];
+    host_in_with(
+        &repo_root(),
+        &args,
+        &[
+            ("LLM_API_KEY", Some("sk-planted-agent-key-0042")),
+            ("LLM_BASE_URL", Some(&model_base)),
+            ("JUDGE_API_KEY", Some("sk-planted-judge-key-0043")),
+            ("JUDGE_BASE_URL", Some(&judge_base)),
+            ("JUDGE_MODEL", None),
+        ],
+    )
+    .expect_code(0);
+
+    // OpenClaw called the model itself, with the key, and wrote it nowhere.
+    let agent_calls: Vec<_> = model.requests().into_iter().filter(|r| r.agent).collect();
+    assert!(agent_calls.len() >= 10, "two turns in each of five sessions: {}", agent_calls.len());
+    assert!(agent_calls.iter().all(|r| r.key_present && r.body["model"] == "gpt-remote"));
+    for key in ["sk-planted-agent-key-0042", "sk-planted-judge-key-0043"] {
+        assert_eq!(files_containing(&run, key), Vec::<String>::new(), "no file holds {key}");
+    }
+
+    // One judge call per pair of sessions, each transcript in it; the verdict fills the row.
+    let seen = judge.seen();
+    assert_eq!(seen.len(), 4, "design→implement, implement→test, test→debug, debug→refactor");
+    assert!(seen.iter().all(|s| s.body["model"] == "gpt-4.1-mini"), "the default judge model");
+    // The calls run side by side, so they arrive in any order.
+    let mut pairs: Vec<&str> =
+        seen.iter().filter_map(|s| s.prompt.split("Earlier session (").nth(1)?.split(')').next()).collect();
+    pairs.sort_unstable();
+    assert_eq!(pairs, ["debug", "design", "implement", "test"], "one call per earlier session");
+    assert!(seen.iter().all(|s| s.prompt.contains("Assistant: Decision: Redis 7")), "the transcripts hold the answers");
+    let continuity = rows(&format!(
+        "SELECT from_session, detail_source, details > 0, specific_detail_retained IS NOT NULL, decisions, \
+         context_retained, redundant_questions, continuity_score FROM '{}' ORDER BY from_session",
+        table(&run, "continuity")
+    ));
+    let first = &continuity[0];
+    assert_eq!(first[1], "specifics of the answers");
+    assert_eq!((&first[2], &first[3]), (&json!(true), &json!(true)), "details from session N's answers: {first}");
+    assert_eq!(first[4], json!(["Redis 7", "TTL 300 s"]));
+    assert_eq!((&first[5], &first[6], &first[7]), (&json!(0.5), &json!(1), &json!(4)));
+    // The block was read from OpenClaw's transcripts: the plugin recalled what session 1 captured.
+    let injected = rows(&format!(
+        "SELECT count(*) FROM '{}' WHERE step = 'implement' AND block_memories > 0 AND model_calls IS NULL",
+        table(&run, "turns")
+    ));
+    assert!(injected[0][0].as_i64().unwrap_or(0) >= 1, "{injected}");
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("gpt-remote (real)") && report.contains("continuity_score"), "{report}");
 }
 
 /// The reference plugin repacked as another package, as `npm pack` makes it, without a

@@ -23,6 +23,26 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
     })
 }
 
+/// Every JSON object written in `text`, in order: a model's reply that wraps its answer in
+/// prose or a code fence. Objects inside a found object are part of it, not found again; a `{`
+/// that starts no valid object is skipped.
+pub fn objects_in(text: &str) -> Vec<serde_json::Map<String, Value>> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(offset) = text[from..].find('{') {
+        let start = from + offset;
+        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(Value::Object(object))) => {
+                found.push(object);
+                from = start + stream.byte_offset();
+            }
+            _ => from = start + 1,
+        }
+    }
+    found
+}
+
 /// serde_json's message without the " at line L column C" its `Display` appends, for errors
 /// that report the location themselves.
 pub fn message(error: &serde_json::Error) -> String {
@@ -33,6 +53,23 @@ pub fn message(error: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn objects_are_found_in_prose_and_code_fences_in_order() {
+        let reply = "Verdict:\n```json\n{\"score\": 2, \"why\": {\"a\": 1}}\n```\nand {\"score\": 3}.";
+        let found = objects_in(reply);
+        assert_eq!(found.len(), 2, "the nested object is part of the first");
+        assert_eq!(found[0]["why"]["a"], 1);
+        assert_eq!(found[1]["score"], 3);
+    }
+
+    #[test]
+    fn a_brace_that_starts_no_object_is_skipped() {
+        let found = objects_in("use {braces} like {\"ok\": true} or { broken");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0]["ok"], true);
+        assert!(objects_in("no objects here, only [1, 2]").is_empty());
+    }
 
     #[test]
     fn a_parse_error_gives_line_and_column_once() {

@@ -23,6 +23,22 @@ Example: `let reply = json::parse(\"{\\\"score\\\": 3}\"); print(reply.score);`"
     });
 
     function(
+        "objects_in",
+        &["text: &str", "Array"],
+        "
+Every JSON object written in `text`, in order, as maps: how to read a model's reply that wraps
+its JSON in prose or a code fence. An object nested in a found one is part of it; text that is
+not a valid object is skipped, so a reply without one gives `[]`.
+Example: `let verdict = json::objects_in(reply.text).filter(|o| \"score\" in o);`",
+    )
+    .set_into_module(&mut module, |text: &str| -> Result<rhai::Array> {
+        super::objects_in(text)
+            .into_iter()
+            .map(|object| rhai::serde::to_dynamic(serde_json::Value::Object(object)))
+            .collect()
+    });
+
+    function(
         "stringify",
         &["value: Dynamic", "String"],
         "

@@ -139,9 +139,16 @@ impl RequestLog {
         self.started.elapsed().as_secs_f64() * 1000.0
     }
 
-    /// Every request so far, in arrival order.
-    pub fn records(&self) -> Vec<RequestRecord> {
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner).records.clone()
+    /// The requests after the first `skip`, in arrival order: those whose `seq` is above it.
+    pub fn records_after(&self, skip: u64) -> Vec<RequestRecord> {
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let from = usize::try_from(skip).unwrap_or(usize::MAX).min(entries.records.len());
+        entries.records[from..].to_vec()
+    }
+
+    /// How many requests arrived so far.
+    pub fn count(&self) -> u64 {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner).records.len() as u64
     }
 }
 

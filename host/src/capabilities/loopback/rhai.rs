@@ -52,7 +52,7 @@ past the end it gets the last reply if that calls no tools, else the text `Done.
 `message_start`, then the connection breaks) or `delay` with `seconds`. Streams as Claude Code
 asks (`stream: true`); answers `/v1/messages/count_tokens`; any other path is a 404. Ids and
 token counts depend only on the request. The server stops when the run ends.
-Methods: `url()`, `requests()`, `set_mode(mode)`, `stop()`.
+Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
 Example: `let model = loopback::anthropic(#{ replies: [#{ tools: [#{ name: \"Write\", input: #{ file_path: path, content: \"hi\" } }] }, #{ text: \"Done.\" }] });`",
     )
     .with_volatility(true)
@@ -81,7 +81,7 @@ reply calls tools), the usage chunk (`choices: []`) when `stream_options.include
 `data: [DONE]`. Not streamed, it answers a whole `chat.completion`. Errors are OpenAI's
 `#{ error: #{ message, type, param, code } }`; other paths are a 404. Ids and token counts
 depend only on the request. The server stops when the run ends.
-Methods: `url()`, `requests()`, `set_mode(mode)`, `stop()`.
+Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
 Example: `let model = loopback::openai(#{ models: [\"canned\"], replies: [#{ tools: [#{ name: \"memory_search\", input: #{ query: \"deploy\" } }] }, #{ text: \"Done.\" }] });`",
     )
     .with_volatility(true)
@@ -112,7 +112,7 @@ sentence (cut at new lines and after `. `, `! `, `? `; 12 characters or more) of
 assistant `messages` as a memory (`cap-1`, `cap-2`, …, source `capture`, the request's
 `session_id`) and answers `#{ job_id: \"job-<n>\", status: \"queued\" }`. Errors are
 `#{ error: message }`; other paths are a 404. The server stops when the run ends.
-Methods: `url()`, `requests()`, `set_mode(mode)`, `memories()`, `stop()`.
+Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `memories()`, `stop()`.
 Example: `let cortex = loopback::cortex(#{ facts: [\"The deploy key rotates every month.\"], mode: #{ kind: \"status\", status: 503, paths: [\"/v1/retrieve\"] } });`",
     )
     .with_volatility(true)
@@ -152,6 +152,33 @@ Example: `let turns = model.requests().filter(|r| r.agent).len();`",
     .with_volatility(true)
     .set_into_module(&mut module, |server: &mut LoopbackServer| -> Result<Dynamic> {
         rhai::serde::to_dynamic(server.server.requests())
+    });
+
+    function(
+        "requests",
+        &["server: &mut LoopbackServer", "after: i64", "Array"],
+        "
+The requests whose `seq` is above `after`, as `requests()` gives them: what arrived since a
+mark taken with `request_count()`, without copying the whole log.
+Example: `let mark = model.request_count(); /* a turn */ let calls = model.requests(mark);`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(&mut module, |server: &mut LoopbackServer, after: i64| -> Result<Dynamic> {
+        rhai::serde::to_dynamic(server.server.requests_after(u64::try_from(after).unwrap_or(0)))
+    });
+
+    function(
+        "request_count",
+        &["server: &mut LoopbackServer", "i64"],
+        "
+How many requests the server has received so far (the `seq` of the last one).
+Example: `let mark = cortex.request_count();`",
+    )
+    .in_global_namespace()
+    .with_volatility(true)
+    .set_into_module(&mut module, |server: &mut LoopbackServer| -> i64 {
+        i64::try_from(server.server.request_count()).unwrap_or(i64::MAX)
     });
 
     let handle = runtime.clone();

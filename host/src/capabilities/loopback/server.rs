@@ -130,7 +130,17 @@ impl Server {
 
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RequestRecord> {
-        self.shared.log.records()
+        self.shared.log.records_after(0)
+    }
+
+    /// The requests whose `seq` is above `seq`, in arrival order: what came after a mark.
+    pub fn requests_after(&self, seq: u64) -> Vec<RequestRecord> {
+        self.shared.log.records_after(seq)
+    }
+
+    /// How many requests arrived so far: the `seq` of the last one.
+    pub fn request_count(&self) -> u64 {
+        self.shared.log.count()
     }
 
     /// Puts the server in `mode` for the requests that arrive from now on. `refuse` closes the

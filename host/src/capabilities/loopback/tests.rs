@@ -420,10 +420,11 @@ pub(super) mod script {
 
         let read = r#"
             let log = model.requests();
+            let since = [model.request_count(), model.requests(0).len(), model.requests(1).len()];
             model.stop();
             model.stop();
             let r = log[0];
-            [log.len(), r.seq, r.method, r.path, r.query, r.stream, r.agent, r.reply, r.fault, r.status,
+            since + [log.len(), r.seq, r.method, r.path, r.query, r.stream, r.agent, r.reply, r.fault, r.status,
              r.key_present, r.body.model, r.headers.len(), type_of(r.at_ms)]
         "#;
         let shown: Vec<String> = engine
@@ -432,8 +433,25 @@ pub(super) mod script {
             .iter()
             .map(ToString::to_string)
             .collect();
-        let expected =
-            ["1", "1", "POST", "/v1/messages", "", "false", "true", "0", "", "200", "false", MODEL, "0", "f64"];
+        let expected = [
+            "1",
+            "1",
+            "0",
+            "1",
+            "1",
+            "POST",
+            "/v1/messages",
+            "",
+            "false",
+            "true",
+            "0",
+            "",
+            "200",
+            "false",
+            MODEL,
+            "0",
+            "f64",
+        ];
         assert_eq!(shown, expected);
     }
 
