@@ -103,7 +103,7 @@ impl Console {
             Some(total) => ProgressBar::new(total).with_style(bar_style()),
             None => ProgressBar::new_spinner().with_style(spinner_style()),
         };
-        let bar = bar.with_message(label.to_string());
+        let bar = bar.with_prefix(label.to_string());
         if self.style == Style::Bars {
             let bar = self.multi.add(bar);
             bar.enable_steady_tick(Duration::from_millis(120));
@@ -116,12 +116,12 @@ impl Console {
 }
 
 fn bar_style() -> ProgressStyle {
-    ProgressStyle::with_template("{msg:>20} [{bar:30}] {pos}/{len} {percent:>3}% {elapsed_precise} eta {eta}")
+    ProgressStyle::with_template("{prefix:>20} [{bar:30}] {pos}/{len} {percent:>3}% {elapsed_precise} eta {eta} {msg}")
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ")
 }
 
 fn spinner_style() -> ProgressStyle {
-    ProgressStyle::with_template("{spinner} {msg} {pos} {elapsed_precise}")
+    ProgressStyle::with_template("{spinner} {prefix} {pos} {elapsed_precise} {msg}")
         .unwrap_or_else(|_| ProgressStyle::default_spinner())
 }

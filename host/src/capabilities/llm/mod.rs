@@ -2,9 +2,10 @@
 //!
 //! One async trait, [`Llm`]. Providers implement it over HTTP; every policy is a wrapper that
 //! implements it too, so scripts and guests get the same behaviour. The stack, outermost first:
-//! [`MeteredLlm`] (budget, call log, cost) → [`CachedLlm`] (record/replay) → [`LimitedLlm`]
-//! (concurrency, requests and tokens per minute) → [`RetryingLlm`] (backoff, `Retry-After`) →
-//! [`ProviderRouter`] → [`OpenAiLlm`] / [`AnthropicLlm`].
+//! [`MeteredLlm`] (budget, call log, cost) → [`CachedLlm`] (record/replay) → [`RetryingLlm`]
+//! (backoff, `Retry-After`, the batch's window) → [`LimitedLlm`] (concurrency, requests and
+//! tokens per minute, each attempt counted) → [`ProviderRouter`] → [`OpenAiLlm`] /
+//! [`AnthropicLlm`].
 
 mod anthropic;
 mod cache;
@@ -149,7 +150,9 @@ pub struct LlmSettings {
     pub pricing: Pricing,
 }
 
-/// The full stack, outermost first: metered → cached → limited → retrying → provider router.
+/// The full stack, outermost first: metered → cached → retrying → limited → provider router.
+/// The limits sit below the retries so that a call waiting to retry holds no permit, and every
+/// attempt counts against the requests and tokens per minute.
 pub fn stack(
     config: LlmConfig,
     settings: &LlmSettings,
@@ -159,9 +162,9 @@ pub fn stack(
 ) -> std::sync::Arc<dyn Llm> {
     use std::sync::Arc;
     let router: Arc<dyn Llm> = Arc::new(ProviderRouter::new(&config, client));
-    let retrying: Arc<dyn Llm> = Arc::new(RetryingLlm::new(router, settings.retry));
-    let limited: Arc<dyn Llm> = Arc::new(LimitedLlm::new(retrying, settings.limits));
+    let limited: Arc<dyn Llm> = Arc::new(LimitedLlm::new(router, settings.limits));
+    let retrying: Arc<dyn Llm> = Arc::new(RetryingLlm::new(limited, settings.retry));
     let cached: Arc<dyn Llm> =
-        Arc::new(CachedLlm::new(limited, &settings.cache_dir, settings.cache_mode, config.clone(), log.clone()));
+        Arc::new(CachedLlm::new(retrying, &settings.cache_dir, settings.cache_mode, config.clone(), log.clone()));
     Arc::new(MeteredLlm::new(cached, config, settings.pricing.clone(), settings.max_cost, results, log))
 }

@@ -1,5 +1,6 @@
 //! Retries transient failures with exponential backoff and jitter, waiting at least as long as
-//! the server asked (`Retry-After`, `x-ratelimit-reset*`).
+//! the server asked (`Retry-After`, `x-ratelimit-reset*`). In a batch, each attempt holds a slot
+//! of the batch's [`Window`] and a wait holds none.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,6 +8,7 @@ use std::time::Duration;
 use backon::{BackoffBuilder, ExponentialBuilder};
 
 use super::{ChatRequest, ChatResponse, Llm, LlmError};
+use crate::capabilities::batch::Window;
 
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {
@@ -49,8 +51,15 @@ impl Llm for RetryingLlm {
             .with_max_times(self.policy.max_retries as usize)
             .build();
         let mut retries = 0;
+        let window = Window::current();
         loop {
-            match self.inner.chat(request.clone()).await {
+            let slot = match &window {
+                Some(window) => Some(window.slot().await),
+                None => None,
+            };
+            let outcome = self.inner.chat(request.clone()).await;
+            drop(slot);
+            match outcome {
                 Ok(mut response) => {
                     response.retries = retries;
                     return Ok(response);
@@ -64,10 +73,74 @@ impl Llm for RetryingLlm {
                         }
                     };
                     let asked = error.kind.retry_after().map(|wait| wait.min(self.policy.max_server_wait));
+                    let waiting = window.as_ref().map(Window::wait);
                     tokio::time::sleep(asked.map_or(delay, |asked| asked.max(delay))).await;
+                    drop(waiting);
                     retries += 1;
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::capabilities::llm::{ErrorKind, Message};
+
+    /// Answers every call at once, except the first attempt of the call saying "limited":
+    /// a 429 that asks for a wait of 2 s. Records the order calls were answered in.
+    #[derive(Default)]
+    struct RateLimitedOnce {
+        limited: Mutex<bool>,
+        answered: Mutex<Vec<String>>,
+    }
+
+    #[async_trait::async_trait]
+    impl Llm for RateLimitedOnce {
+        async fn chat(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
+            let text = request.messages[0].content.clone();
+            if text == "limited" && !std::mem::replace(&mut *self.limited.lock().expect("lock"), true) {
+                let retry_after = Some(Duration::from_secs(2));
+                return Err(ErrorKind::Http {
+                    provider: "openai".into(),
+                    status: 429,
+                    body: String::new(),
+                    retry_after,
+                }
+                .into());
+            }
+            self.answered.lock().expect("lock").push(text.clone());
+            let (provider, model, call_id) = (String::new(), String::new(), String::new());
+            Ok(ChatResponse {
+                text,
+                usage: Default::default(),
+                latency_ms: 0,
+                provider,
+                model,
+                call_id,
+                cached: false,
+                retries: 0,
+            })
+        }
+    }
+
+    fn asking(text: &str) -> ChatRequest {
+        ChatRequest { messages: vec![Message { role: "user".into(), content: text.into() }], ..ChatRequest::default() }
+    }
+
+    #[tokio::test]
+    async fn in_a_batch_a_call_waiting_on_retry_after_lets_the_next_call_through() {
+        let inner = Arc::new(RateLimitedOnce::default());
+        let retrying = RetryingLlm::new(inner.clone(), RetryPolicy::default());
+        let window = Window::new(1, None);
+        let (first, second) =
+            tokio::join!(window.scope(retrying.chat(asking("limited"))), window.scope(retrying.chat(asking("next"))));
+        assert_eq!(first.expect("answered after its retry").retries, 1);
+        assert_eq!(second.expect("answered").retries, 0);
+        let answered = inner.answered.lock().expect("lock").clone();
+        assert_eq!(answered, ["next", "limited"], "the second call ran while the first waited");
     }
 }

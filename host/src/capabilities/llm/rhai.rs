@@ -123,7 +123,7 @@ fn chat_many(
     let requests =
         requests.into_iter().map(|value| request(value, position, "llm::chat_many")).collect::<Result<Vec<_>>>()?;
     let outcomes: Vec<std::result::Result<ChatResponse, LlmError>> =
-        crate::capabilities::batch::with_progress(runtime, progress, label, requests, concurrency, |request| {
+        crate::capabilities::batch::in_a_window(runtime, progress, label, requests, concurrency, |request| {
             let llm = llm.clone();
             async move { llm.chat(request).await }
         });

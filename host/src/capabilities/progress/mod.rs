@@ -25,6 +25,8 @@ pub trait Progress: Send + Sync {
 /// One running task.
 pub trait Task: Send + Sync {
     fn advance(&self, steps: u64);
+    /// A short note beside the count ("3 waiting on a retry"); `""` clears it.
+    fn note(&self, note: &str);
     fn finish(&self);
 }
 
@@ -51,6 +53,7 @@ impl Progress for ConsoleProgress {
             last_decile: AtomicU64::new(0),
             started: Instant::now(),
             last_line: Mutex::new(Instant::now()),
+            note: Mutex::new(String::new()),
             finished: Mutex::new(false),
         })
     }
@@ -65,6 +68,7 @@ struct ConsoleTask {
     last_decile: AtomicU64,
     started: Instant,
     last_line: Mutex<Instant>,
+    note: Mutex<String>,
     finished: Mutex<bool>,
 }
 
@@ -84,8 +88,17 @@ impl Task for ConsoleTask {
             if last_line.elapsed() >= PLAIN_INTERVAL {
                 *last_line = Instant::now();
                 self.last_decile.store(decile, Ordering::Relaxed);
-                self.console.line(&format!("{}: {done}/{total} ({}%)", self.label, decile * 10));
+                let note = self.note.lock().map(|note| note.clone()).unwrap_or_default();
+                let note = if note.is_empty() { note } else { format!(", {note}") };
+                self.console.line(&format!("{}: {done}/{total} ({}%){note}", self.label, decile * 10));
             }
+        }
+    }
+
+    fn note(&self, note: &str) {
+        self.bar.set_message(note.to_string());
+        if let Ok(mut kept) = self.note.lock() {
+            *kept = note.to_string();
         }
     }
 

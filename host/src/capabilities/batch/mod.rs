@@ -1,6 +1,11 @@
 //! Batches of async calls for `llm::chat_many` and `proc::run_many`: at most `concurrency` in
 //! flight, the next one starting as soon as any call finishes (not when the oldest does, so one
-//! slow call never holds the window), results in input order.
+//! slow call never holds the window), results in input order. An LLM batch runs in a
+//! [`Window`] (`window`): a call waiting on a retry gives its slot to the next call.
+
+mod window;
+
+pub use window::{Slot, Wait, Window};
 
 use std::future::Future;
 
@@ -23,6 +28,42 @@ where
         outputs[index] = Some(output);
     }
     outputs.into_iter().flatten().collect()
+}
+
+/// Calls of an LLM batch started per slot of its window: those beyond the slots wait for one,
+/// or on a retry. It bounds how many calls pass `--max-cost`'s check before any of them spent.
+const STARTED_PER_SLOT: usize = 4;
+
+/// [`with_progress`] for LLM calls, in a [`Window`] of `concurrency` requests out at once that
+/// gives a call's slot back while it waits on a retry; the bar notes how many calls wait on one.
+pub fn in_a_window<T, F, O>(
+    runtime: &tokio::runtime::Handle,
+    progress: &dyn crate::capabilities::progress::Progress,
+    label: &str,
+    items: Vec<T>,
+    concurrency: usize,
+    call: impl Fn(T) -> F,
+) -> Vec<O>
+where
+    F: Future<Output = O>,
+{
+    let task = progress.start(label, Some(items.len() as u64));
+    let noted = task.clone();
+    let note = move |waiting: usize| {
+        noted.note(&if waiting == 0 { String::new() } else { format!("{waiting} waiting on a retry") });
+    };
+    let window = Window::new(concurrency, Some(Box::new(note)));
+    let started = concurrency.max(1).saturating_mul(STARTED_PER_SLOT);
+    let outputs = runtime.block_on(in_input_order(items, started, |item| {
+        let (call, task) = (window.scope(call(item)), task.clone());
+        async move {
+            let output = call.await;
+            task.advance(1);
+            output
+        }
+    }));
+    task.finish();
+    outputs
 }
 
 /// [`in_input_order`] with a progress bar labelled `label` that advances as each call ends,
