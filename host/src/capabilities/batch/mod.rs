@@ -8,8 +8,11 @@ mod window;
 pub use window::{Slot, Wait, Window};
 
 use std::future::Future;
+use std::sync::Arc;
 
 use futures::StreamExt;
+
+use crate::capabilities::progress::{Progress, Task};
 
 /// `call` on every item, at most `concurrency` (at least 1) at a time; the outputs in the items'
 /// order.
@@ -38,7 +41,7 @@ const STARTED_PER_SLOT: usize = 4;
 /// gives a call's slot back while it waits on a retry; the bar notes how many calls wait on one.
 pub fn in_a_window<T, F, O>(
     runtime: &tokio::runtime::Handle,
-    progress: &dyn crate::capabilities::progress::Progress,
+    progress: &dyn Progress,
     label: &str,
     items: Vec<T>,
     concurrency: usize,
@@ -54,23 +57,14 @@ where
     };
     let window = Window::new(concurrency, Some(Box::new(note)));
     let started = concurrency.max(1).saturating_mul(STARTED_PER_SLOT);
-    let outputs = runtime.block_on(in_input_order(items, started, |item| {
-        let (call, task) = (window.scope(call(item)), task.clone());
-        async move {
-            let output = call.await;
-            task.advance(1);
-            output
-        }
-    }));
-    task.finish();
-    outputs
+    counted(runtime, task, items, started, |item| window.scope(call(item)))
 }
 
 /// [`in_input_order`] with a progress bar labelled `label` that advances as each call ends,
 /// waited for on `runtime` (the scripts' thread blocks; the calls run on the runtime).
 pub fn with_progress<T, F, O>(
     runtime: &tokio::runtime::Handle,
-    progress: &dyn crate::capabilities::progress::Progress,
+    progress: &dyn Progress,
     label: &str,
     items: Vec<T>,
     concurrency: usize,
@@ -79,7 +73,20 @@ pub fn with_progress<T, F, O>(
 where
     F: Future<Output = O>,
 {
-    let task = progress.start(label, Some(items.len() as u64));
+    counted(runtime, progress.start(label, Some(items.len() as u64)), items, concurrency, call)
+}
+
+/// [`in_input_order`] on `runtime`, `task` advancing as each call ends and finished with them.
+fn counted<T, F, O>(
+    runtime: &tokio::runtime::Handle,
+    task: Arc<dyn Task>,
+    items: Vec<T>,
+    concurrency: usize,
+    call: impl Fn(T) -> F,
+) -> Vec<O>
+where
+    F: Future<Output = O>,
+{
     let outputs = runtime.block_on(in_input_order(items, concurrency, |item| {
         let (call, task) = (call(item), task.clone());
         async move {
