@@ -44,6 +44,21 @@ Script arguments after `--` reach the script as ARGS (a map: `--rows 500` is ARG
 the script even when they are outside the project.")]
     Run(Box<RunArgs>),
 
+    /// Join the runs of a sharded script (`host run --shard I/N`) into one run and report it
+    #[command(after_help = "Examples:
+  host run scripts/cortex_v11.rhai --shard 1/3 --out runs/s1 -- --trials 3
+  host run scripts/cortex_v11.rhai --shard 2/3 --out runs/s2 -- --trials 3
+  host run scripts/cortex_v11.rhai --shard 3/3 --out runs/s3 -- --trials 3
+  host merge runs/s1 runs/s2 runs/s3 --out runs/merged
+
+The shards must be runs of the same script (same sha256), arguments, scenario, inputs and host
+version that split the same units; an error names the first difference. Their tables are joined
+in shard order (a table every shard wrote in full is kept once), files every shard wrote alike
+are copied, and the script runs again in report mode (`run::reporting()`) to compute its
+summary and reports from the joined tables, so the merged run's report.md equals one unsharded
+run's, ids and times apart. manifest.json lists the shards it was merged from.")]
+    Merge(MergeArgs),
+
     /// Compile a script and the modules it imports, and report every error without running it
     #[command(after_help = "Example:\n  host check scripts/examples/hello.rhai")]
     Check(CheckArgs),
@@ -221,12 +236,36 @@ pub struct RunArgs {
     #[arg(long)]
     pub keep_workspaces: bool,
 
+    /// Run only shard I of N: the I-th of N contiguous blocks of the units the script hands to
+    /// `run::shard` (join the shards' runs with `host merge`)
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::capabilities::run::Shard>,
+
     #[command(flatten)]
     pub llm: LlmArgs,
 
     /// Arguments for the script, after `--`
     #[arg(last = true, value_name = "SCRIPT ARGS")]
     pub script_args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' run directories, in any order
+    #[arg(required = true, value_name = "RUN DIR")]
+    pub runs: Vec<PathBuf>,
+
+    /// The merged run's directory [default: runs/<experiment>/<run id> under the project]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// The merged run's id [default: a new one]
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+
+    /// Folder of the local embedding model, for a report phase that embeds [default: found or fetched]
+    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
+    pub model_dir: Option<PathBuf>,
 }
 
 /// How `llm::` calls are made, cached and paid for.
@@ -241,8 +280,9 @@ pub struct LlmArgs {
     #[arg(long, value_name = "MODE", value_enum, default_value = "read-write")]
     pub llm_cache: crate::capabilities::llm::CacheMode,
 
-    /// Where answers are recorded [default: $HOST_CACHE_DIR/llm, else ~/.cache/host/llm]
-    #[arg(long, value_name = "DIR")]
+    /// Where answers are recorded; machines may share one folder (entries are written whole,
+    /// then renamed into place) [default: $HOST_CACHE_DIR/llm, else ~/.cache/host/llm]
+    #[arg(long, value_name = "DIR", env = "HOST_LLM_CACHE_DIR")]
     pub llm_cache_dir: Option<PathBuf>,
 
     /// Stop making new calls once this many US dollars were spent in this run

@@ -161,6 +161,7 @@ fn answer_within(
         max_operations: crate::script::Limits::default().max_operations,
         model_dir: args.model_dir.clone(),
         keep_workspaces: false,
+        shard: None,
         llm: LlmArgs {
             offline: false,
             llm_cache: CacheMode::ReadWrite,

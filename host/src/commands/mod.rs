@@ -6,6 +6,7 @@ pub mod check;
 pub mod guest;
 pub mod hook;
 mod hook_server;
+pub mod merge;
 pub mod model;
 pub mod run;
 mod setup;

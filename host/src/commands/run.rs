@@ -4,7 +4,8 @@
 //! run behind); once it exists, every way out goes through [`finish`], which closes the tables
 //! and writes the final manifest, so a failed or interrupted run is still consistent.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -15,17 +16,20 @@ use rhai::EvalAltResult;
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles, parse_toml, sha256_hex};
 use crate::capabilities::proc::{Groups, Processes};
 use crate::capabilities::results::RunResults;
-use crate::capabilities::run::{HELP_SHOWN, RunInfo, parse_script_args};
+use crate::capabilities::results::{FileContent, Results};
+use crate::capabilities::run::{HELP_SHOWN, RunInfo, Sharding, UnitsRecord, parse_script_args};
 use crate::cli::RunArgs;
 use crate::console::{Console, Style};
 use crate::project::Project;
-use crate::run::{self, AllowedRecord, FileRecord, GitState, Manifest, ProcessesRecord, Status, TableRecord};
+use crate::run::{
+    self, AllowedRecord, FileRecord, GitState, Manifest, MergedFrom, ProcessesRecord, ReportPhase, Status, TableRecord,
+};
 use crate::script::{self, Diagnostic, Limits, ProjectResolver, Sources};
 
 use super::{Ingredients, Outcome, capabilities, read_script};
 
 pub fn run(args: &RunArgs, verbose: bool) -> anyhow::Result<Outcome> {
-    run_with(args, verbose, None)
+    execute(args, verbose, None, None)
 }
 
 /// [`run`], embedding with `local_embedder` when given (a model a long-lived process loaded once).
@@ -33,6 +37,33 @@ pub fn run_with(
     args: &RunArgs,
     verbose: bool,
     local_embedder: Option<Arc<crate::capabilities::embed::LocalEmbedder>>,
+) -> anyhow::Result<Outcome> {
+    execute(args, verbose, local_embedder, None)
+}
+
+/// What a report run (`host merge`) starts from: the runs it reports have done the work, and
+/// the script runs in report mode over their tables.
+#[derive(Debug, Default)]
+pub struct ReportOf {
+    /// Each table to take, with its files in shard order.
+    pub tables: BTreeMap<String, Vec<PathBuf>>,
+    /// Files to copy into the run: the path in the run and the file to copy.
+    pub files: Vec<(String, PathBuf)>,
+    /// What the reported runs' `run::shard` calls split.
+    pub units: Vec<UnitsRecord>,
+    pub merged_from: MergedFrom,
+}
+
+/// Runs `args`'s script in report mode over `report`.
+pub fn run_report(args: &RunArgs, verbose: bool, report: ReportOf) -> anyhow::Result<Outcome> {
+    execute(args, verbose, None, Some(report))
+}
+
+fn execute(
+    args: &RunArgs,
+    verbose: bool,
+    local_embedder: Option<Arc<crate::capabilities::embed::LocalEmbedder>>,
+    report: Option<ReportOf>,
 ) -> anyhow::Result<Outcome> {
     let console = Arc::new(Console::new(Style::detect(), verbose));
     let (script_path, text) = read_script(&args.script)?;
@@ -72,6 +103,11 @@ pub fn run_with(
     let parsed_args = parse_script_args(&args.script_args);
     let runs = project.root.join("runs");
     let staging = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let sharding = match (&report, args.shard) {
+        (Some(report), _) => Sharding::Report { expected: report.units.clone() },
+        (None, Some(shard)) => Sharding::Part(shard),
+        (None, None) => Sharding::Whole,
+    };
     let info = |dir: &Path, git: Option<GitState>| RunInfo {
         id: run_id.clone(),
         script: shown.clone(),
@@ -81,6 +117,8 @@ pub fn run_with(
         argv: args.script_args.clone(),
         scenario: scenario.as_ref().map(|(value, _)| value.clone()),
         git,
+        sharding: sharding.clone(),
+        units: Default::default(),
     };
     let limits = Limits { max_operations: args.max_operations, ..Limits::default() };
     let llm_settings = super::llm_settings(&args.llm)?;
@@ -144,6 +182,15 @@ pub fn run_with(
     manifest.arguments.parsed = parsed_args.clone();
     manifest.arguments.command_line = std::env::args().collect();
     manifest.inputs = files.inputs();
+    manifest.shard = args.shard;
+    if let Some(report) = report {
+        results.adopt_shards(report.tables);
+        for (path, source) in &report.files {
+            let bytes = fs_err::read(source).context("cannot copy a file of a shard")?;
+            results.write_file(path, FileContent::Bytes(bytes))?;
+        }
+        manifest.merged_from = Some(report.merged_from);
+    }
     manifest.write(&dir).context("cannot write manifest.json")?;
     console.line(&format!("run {run_id}: {shown} -> {}", display_dir(&dir)));
 
@@ -167,6 +214,7 @@ pub fn run_with(
         programs: runtime.block_on(proc.processes.programs()),
     };
     manifest.workspaces = capabilities.workspaces.finish();
+    manifest.units = capabilities.run.units.records();
     for kept in manifest.workspaces.iter().filter(|workspace| workspace.kept) {
         console.line(&format!("workspace kept: {}", kept.path));
     }
@@ -296,6 +344,13 @@ fn finish(
         })
         .collect();
     manifest.files = outputs.files.clone();
+    if !outputs.report_tables.is_empty() || !outputs.report_files.is_empty() {
+        manifest.report_phase =
+            Some(ReportPhase { tables: outputs.report_tables.clone(), files: outputs.report_files.clone() });
+    }
+    if let Some(merged) = &mut manifest.merged_from {
+        merged.files_left_in_shards.retain(|file| !outputs.files.contains(file));
+    }
     manifest.checks = outputs.checks.clone();
     manifest.settings = outputs.settings.clone();
     manifest.write(context.dir).context("cannot write manifest.json")?;

@@ -197,6 +197,8 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         argv: Vec::new(),
         scenario: None,
         git: None,
+        sharding: Default::default(),
+        units: Default::default(),
     };
     let mut capabilities = capabilities(&parts, results, info)?;
     capabilities.http = Arc::new(OfflineHttp);

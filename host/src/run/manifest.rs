@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::GitState;
@@ -58,6 +58,40 @@ pub struct Manifest {
     pub processes: ProcessesRecord,
     /// Workspaces the run made, and whether each is still on disk.
     pub workspaces: Vec<crate::capabilities::workspace::WorkspaceRecord>,
+    /// `--shard I/N`: this run did only its block of the units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::capabilities::run::Shard>,
+    /// Each call of `run::shard`: the units the script split, and this run's block.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<crate::capabilities::run::UnitsRecord>,
+    /// What the script's report phase wrote (everything first written after its first
+    /// `results::rows`), which a merge recomputes rather than joins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_phase: Option<ReportPhase>,
+    /// For `host merge`: the runs this one joins, in shard order, and what it left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged_from: Option<MergedFrom>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ReportPhase {
+    pub tables: Vec<String>,
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MergedFrom {
+    pub runs: Vec<MergedRun>,
+    /// Files the shards wrote differently and the report phase did not write again: each is in
+    /// the shards' own directories.
+    pub files_left_in_shards: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MergedRun {
+    pub run_id: String,
+    pub dir: String,
+    pub shard: crate::capabilities::run::Shard,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -128,6 +162,10 @@ impl Manifest {
             guests: Vec::new(),
             processes: ProcessesRecord::default(),
             workspaces: Vec::new(),
+            shard: None,
+            units: Vec::new(),
+            report_phase: None,
+            merged_from: None,
         }
     }
 

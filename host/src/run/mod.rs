@@ -7,7 +7,10 @@ mod manifest;
 use std::path::{Path, PathBuf};
 
 pub use git::GitState;
-pub use manifest::{AllowedRecord, FileRecord, Manifest, ProcessesRecord, Status, TableRecord, now as manifest_now};
+pub use manifest::{
+    AllowedRecord, FileRecord, Manifest, MergedFrom, MergedRun, ProcessesRecord, ReportPhase, Status, TableRecord,
+    now as manifest_now,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunDirError {

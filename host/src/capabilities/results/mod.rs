@@ -4,17 +4,19 @@
 //! as rows arrive; JSON, JSONL, Markdown and text files are written atomically; declared checks
 //! decide the exit code. Everything stays inside the run directory.
 
+mod read;
 pub mod rhai;
 mod schema;
 mod table;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::Serialize;
 use serde_json::Value;
 
+pub use read::{concatenate, read_rows, same_rows};
 pub use schema::*;
 pub use table::*;
 
@@ -41,12 +43,26 @@ pub enum ResultsError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "table `{table}` was read back and takes no more rows; hint: write every row of a table before its first `results::rows`"
+    )]
+    ReadBack { table: String },
+    #[error(
+        "table `{table}` holds the rows of the merged shards: the report phase may read it but not write it; hint: run the work phases only when `!run::reporting()`"
+    )]
+    FromShards { table: String },
+    #[error("no table `{table}` in this run{}", known_tables(.known))]
+    UnknownTable { table: String, known: Vec<String> },
     #[error("cannot encode `{path}` as JSON")]
     Encode {
         path: String,
         #[source]
         source: serde_json::Error,
     },
+}
+
+fn known_tables(known: &[String]) -> String {
+    if known.is_empty() { "; it has none yet".to_owned() } else { format!("; it has {}", known.join(", ")) }
 }
 
 /// What a script writes as a whole file.
@@ -84,6 +100,10 @@ pub trait Results: Send + Sync {
     /// Records the settings a part of the experiment ran with, under `name`, for the manifest;
     /// recording the same name again replaces the earlier value.
     fn settings(&self, name: &str, value: Value);
+    /// Every row of a table, read back from its file; the table takes no more rows. The first
+    /// call starts the run's report phase: tables and files first written from then on are the
+    /// report's, which `host merge` recomputes rather than joins.
+    fn rows(&self, table: &str) -> Result<Vec<Value>, ResultsError>;
 }
 
 /// [`Results`] into a run directory on disk.
@@ -91,10 +111,34 @@ pub trait Results: Send + Sync {
 pub struct RunResults {
     run_id: String,
     policy: WritePolicy,
-    tables: Mutex<BTreeMap<String, TableWriter>>,
-    files: Mutex<Vec<String>>,
+    tables: Mutex<Tables>,
+    files: Mutex<Files>,
     checks: Mutex<Vec<Check>>,
     settings: Mutex<BTreeMap<String, Value>>,
+}
+
+#[derive(Debug, Default)]
+struct Tables {
+    open: BTreeMap<String, TableWriter>,
+    /// Finished before the end of the run: read back, or taken from the shards of a merge.
+    closed: BTreeMap<String, Closed>,
+    /// In a merge, each shard table not taken yet: its files, in shard order.
+    shards: BTreeMap<String, Vec<PathBuf>>,
+    /// Set by the first [`Results::rows`]: what is created from then on is the report's.
+    reporting: bool,
+    report: BTreeSet<String>,
+}
+
+#[derive(Debug)]
+struct Closed {
+    summary: TableSummary,
+    from_shards: bool,
+}
+
+#[derive(Debug, Default)]
+struct Files {
+    written: Vec<String>,
+    report: Vec<String>,
 }
 
 /// What [`RunResults::finish`] reports for the manifest.
@@ -107,6 +151,9 @@ pub struct Outputs {
     pub settings: BTreeMap<String, Value>,
     /// Tables that could not be finished, with the reason.
     pub errors: Vec<String>,
+    /// The tables and files the report phase created (see [`Results::rows`]).
+    pub report_tables: Vec<String>,
+    pub report_files: Vec<String>,
 }
 
 impl RunResults {
@@ -114,8 +161,8 @@ impl RunResults {
         Ok(RunResults {
             run_id: run_id.to_string(),
             policy: WritePolicy::new(dir)?,
-            tables: Mutex::new(BTreeMap::new()),
-            files: Mutex::new(Vec::new()),
+            tables: Mutex::new(Tables::default()),
+            files: Mutex::new(Files::default()),
             checks: Mutex::new(Vec::new()),
             settings: Mutex::new(BTreeMap::new()),
         })
@@ -125,64 +172,128 @@ impl RunResults {
         self.policy.root()
     }
 
-    /// Rows appended so far, per table.
+    /// Rows appended so far, per table open for rows.
     pub fn row_counts(&self) -> BTreeMap<String, u64> {
-        let tables =
-            self.tables.lock().map(|tables| tables.iter().map(|(name, table)| (name.clone(), table.rows())).collect());
-        tables.unwrap_or_default()
+        self.with_tables(|tables| tables.open.iter().map(|(name, table)| (name.clone(), table.rows())).collect())
+    }
+
+    /// For `host merge`: the tables of the shards, each with its files in shard order. A table
+    /// is taken into this run when first read, or at the end: once if every shard holds the same
+    /// rows (a table each wrote in full), else joined in shard order.
+    pub fn adopt_shards(&self, shards: BTreeMap<String, Vec<PathBuf>>) {
+        self.with_tables(|tables| tables.shards = shards);
     }
 
     /// Closes every table (also after a script error, so no accepted row is lost) and reports
     /// what the run produced. Safe to call once; later calls find nothing left to close.
     pub fn finish(&self) -> Outputs {
-        let tables = self.tables.lock().map(|mut tables| std::mem::take(&mut *tables)).unwrap_or_default();
         let mut outputs = Outputs::default();
-        for (name, table) in tables {
-            match table.finish() {
-                Ok(summary) => outputs.tables.push(summary),
-                Err(error) => {
-                    outputs.errors.push(format!("table `{name}`: {}", crate::capabilities::error_chain(&error)))
+        let (closed, report) = self.with_tables(|tables| {
+            for name in tables.shards.keys().cloned().collect::<Vec<_>>() {
+                if let Err(error) = take_from_shards(tables, self.dir(), &name) {
+                    outputs.errors.push(format!("table `{name}`: {}", crate::capabilities::error_chain(&error)));
                 }
             }
+            for (name, table) in std::mem::take(&mut tables.open) {
+                match table.finish() {
+                    Ok(summary) => {
+                        tables.closed.insert(name, Closed { summary, from_shards: false });
+                    }
+                    Err(error) => {
+                        outputs.errors.push(format!("table `{name}`: {}", crate::capabilities::error_chain(&error)))
+                    }
+                }
+            }
+            (std::mem::take(&mut tables.closed), tables.report.iter().cloned().collect())
+        });
+        outputs.tables = closed.into_values().map(|closed| closed.summary).collect();
+        outputs.report_tables = report;
+        if let Ok(files) = self.files.lock() {
+            outputs.files = files.written.clone();
+            outputs.report_files = files.report.clone();
         }
-        outputs.files = self.files.lock().map(|files| files.clone()).unwrap_or_default();
         outputs.checks = self.checks.lock().map(|checks| checks.clone()).unwrap_or_default();
         outputs.settings = self.settings.lock().map(|settings| settings.clone()).unwrap_or_default();
         outputs
     }
 
-    fn with_tables<T>(&self, work: impl FnOnce(&mut BTreeMap<String, TableWriter>) -> T) -> T {
+    fn with_tables<T>(&self, work: impl FnOnce(&mut Tables) -> T) -> T {
         match self.tables.lock() {
             Ok(mut tables) => work(&mut tables),
             Err(poisoned) => work(&mut poisoned.into_inner()),
         }
     }
+
+    /// The writer of `table`, created (with `declared` columns, if any) when new. A table read
+    /// back or taken from the shards takes no more rows; a table created in the report phase is
+    /// the report's.
+    fn writer<'a>(
+        &self,
+        tables: &'a mut Tables,
+        table: &str,
+        declared: Option<Columns>,
+    ) -> Result<&'a mut TableWriter, ResultsError> {
+        if let Some(closed) = tables.closed.get(table) {
+            return Err(if closed.from_shards {
+                ResultsError::FromShards { table: table.to_string() }
+            } else {
+                ResultsError::ReadBack { table: table.to_string() }
+            });
+        }
+        if tables.shards.contains_key(table) {
+            return Err(ResultsError::FromShards { table: table.to_string() });
+        }
+        let exists = tables.open.contains_key(table);
+        if exists && declared.is_some() {
+            return Err(ResultsError::AlreadyDeclared { table: table.to_string() });
+        }
+        if !exists {
+            let writer = TableWriter::new(self.dir(), table, &self.run_id, declared)?;
+            if tables.reporting {
+                tables.report.insert(table.to_string());
+            }
+            tables.open.insert(table.to_string(), writer);
+        }
+        tables.open.get_mut(table).ok_or_else(|| ResultsError::UnknownTable { table: table.to_string(), known: vec![] })
+    }
+}
+
+/// Takes a shard table into the run directory (see [`RunResults::adopt_shards`]).
+fn take_from_shards(tables: &mut Tables, dir: &Path, table: &str) -> Result<(), TableError> {
+    let Some(files) = tables.shards.remove(table) else { return Ok(()) };
+    let sources = if same_rows(table, &files)? { &files[..1.min(files.len())] } else { &files[..] };
+    let summary = concatenate(table, sources, dir)?;
+    tables.closed.insert(table.to_string(), Closed { summary, from_shards: true });
+    Ok(())
 }
 
 impl Results for RunResults {
     fn declare(&self, table: &str, columns: &Value) -> Result<(), ResultsError> {
         let columns = parse_declaration(table, columns)?;
-        self.with_tables(|tables| {
-            if tables.contains_key(table) {
-                return Err(ResultsError::AlreadyDeclared { table: table.to_string() });
-            }
-            let writer = TableWriter::new(self.dir(), table, &self.run_id, Some(columns))?;
-            tables.insert(table.to_string(), writer);
-            Ok(())
-        })
+        self.with_tables(|tables| self.writer(tables, table, Some(columns)).map(|_| ()))
     }
 
     fn append(&self, table: &str, row: Value) -> Result<(), ResultsError> {
-        self.with_tables(|tables| {
-            if !tables.contains_key(table) {
-                let writer = TableWriter::new(self.dir(), table, &self.run_id, None)?;
-                tables.insert(table.to_string(), writer);
+        self.with_tables(|tables| Ok(self.writer(tables, table, None)?.append(row)?))
+    }
+
+    fn rows(&self, table: &str) -> Result<Vec<Value>, ResultsError> {
+        let path = self.with_tables(|tables| {
+            tables.reporting = true;
+            if let Some(writer) = tables.open.remove(table) {
+                let summary = writer.finish()?;
+                tables.closed.insert(table.to_string(), Closed { summary, from_shards: false });
             }
-            match tables.get_mut(table) {
-                Some(writer) => Ok(writer.append(row)?),
-                None => Ok(()),
+            take_from_shards(tables, self.dir(), table)?;
+            match tables.closed.get(table) {
+                Some(closed) => Ok(closed.summary.path.clone()),
+                None => Err(ResultsError::UnknownTable {
+                    table: table.to_string(),
+                    known: tables.closed.keys().chain(tables.open.keys()).cloned().collect(),
+                }),
             }
-        })
+        })?;
+        Ok(read_rows(table, &path)?)
     }
 
     fn write_file(&self, path: &str, content: FileContent) -> Result<(), ResultsError> {
@@ -210,10 +321,14 @@ impl Results for RunResults {
         };
         crate::atomic::write(&target, &bytes)
             .map_err(|source| ResultsError::Write { path: path.to_string(), source })?;
+        let reporting = self.with_tables(|tables| tables.reporting);
         if let Ok(mut files) = self.files.lock()
-            && !files.iter().any(|known| known == path)
+            && !files.written.iter().any(|known| known == path)
         {
-            files.push(path.to_string());
+            files.written.push(path.to_string());
+            if reporting {
+                files.report.push(path.to_string());
+            }
         }
         Ok(())
     }
@@ -230,3 +345,7 @@ impl Results for RunResults {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "rows_tests.rs"]
+mod rows_tests;

@@ -63,6 +63,24 @@ Example: `results::append_all(\"retrievals\", hits);`",
         Ok(())
     });
 
+    let source = results.clone();
+    function(
+        "rows",
+        &["table: &str", "Array"],
+        "
+Every row of a table, read back from its Parquet file as maps (without `run_id`), each value
+with its column's type. The table then takes no more rows. The first call starts the script's
+report phase: what it writes from then on (its summary table, report.md) is what `host merge`
+recomputes from the shards' tables, so compute reports from rows read back, and run the work
+phases only when `!run::reporting()`.
+Example: `let answers = results::rows(\"answers\");`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |context: NativeCallContext, table: &str| -> Result<Array> {
+        let rows = source.rows(table).map_err(|error| script_error(&context, &error))?;
+        rows.iter().map(rhai::serde::to_dynamic).collect()
+    });
+
     let text_writers = [
         (
             "write_markdown",

@@ -48,6 +48,24 @@ impl ColumnType {
         }
     }
 
+    /// The column type an Arrow type stores, for a file written by [`Self::to_arrow`].
+    pub fn from_arrow(data_type: &DataType) -> Option<Self> {
+        Some(match data_type {
+            DataType::Int64 => Self::Int,
+            DataType::Float64 => Self::Float,
+            DataType::Boolean => Self::Bool,
+            DataType::Utf8 => Self::String,
+            DataType::List(item) => Self::List(Box::new(Self::from_arrow(item.data_type())?)),
+            DataType::Struct(fields) => Self::Struct(
+                fields
+                    .iter()
+                    .map(|field| Some((field.name().clone(), Self::from_arrow(field.data_type())?)))
+                    .collect::<Option<_>>()?,
+            ),
+            _ => return None,
+        })
+    }
+
     /// The name a script would write in a declaration, e.g. `struct{a: int, b: list<string>}`.
     pub fn describe(&self) -> String {
         match self {

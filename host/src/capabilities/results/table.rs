@@ -91,6 +91,10 @@ pub enum TableError {
     },
     #[error("table `{table}` takes no more rows after an earlier write error")]
     Broken { table: String },
+    #[error("table `{table}` has other columns in `{second}` than in `{first}`; hint: merge runs of the same script")]
+    ColumnsDiffer { table: String, first: String, second: String },
+    #[error("table `{table}`, column `{column}` has the type {found}, which results tables never hold")]
+    UnreadableType { table: String, column: String, found: String },
 }
 
 fn at_row(row: &Option<u64>) -> String {
@@ -284,6 +288,14 @@ fn arrow_error(table: &str) -> impl FnOnce(ArrowError) -> TableError + '_ {
     move |source| TableError::Arrow { table: table.to_owned(), source }
 }
 
+/// How every table file is written: zstd, row groups of [`ROW_GROUP_ROWS`].
+pub(super) fn writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .build()
+}
+
 /// The open Parquet file of a table whose columns are fixed.
 struct Sink {
     columns: FixedColumns,
@@ -301,12 +313,9 @@ impl Sink {
             ReaderBuilder::new(Arc::new(Schema::new(fields.clone()))).build_decoder().map_err(arrow_error(table))?;
         let run_id = Arc::new(Field::new(RUN_ID_COLUMN, DataType::Utf8, false));
         let schema = Arc::new(Schema::new(std::iter::once(run_id).chain(fields.iter().cloned()).collect::<Vec<_>>()));
-        let properties = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::default()))
-            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-            .build();
         let file = file.try_clone().map_err(io_error(table))?;
-        let writer = ArrowWriter::try_new(file, Arc::clone(&schema), Some(properties)).map_err(parquet_error(table))?;
+        let writer =
+            ArrowWriter::try_new(file, Arc::clone(&schema), Some(writer_properties())).map_err(parquet_error(table))?;
         Ok(Self { columns: FixedColumns::new(columns, declared), schema, decoder, writer })
     }
 

@@ -4,12 +4,14 @@
 mod args;
 pub mod flags;
 pub mod rhai;
+mod shard;
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 pub use args::parse_script_args;
+pub use shard::{Shard, ShardError, Sharding, Units, UnitsRecord};
 
 /// What `run::flags` ends a script with after printing the help it was asked for: `host run`
 /// then exits successfully without a run.
@@ -31,4 +33,8 @@ pub struct RunInfo {
     pub scenario: Option<Value>,
     /// The project's git commit and whether the tree had changes, as the manifest records them.
     pub git: Option<crate::run::GitState>,
+    /// Which units of work `run::shard` gives: all, a shard's block, or all for a report.
+    pub sharding: Sharding,
+    /// The calls of `run::shard` so far.
+    pub units: Units,
 }

@@ -154,6 +154,41 @@ Example: `let base_url = run::env(\"CORTEX_BASE_URL\") ?? \"http://127.0.0.1:808
         }
     });
 
+    let info = run.clone();
+    function(
+        "shard",
+        &["items: Array", "Array"],
+        "
+This run's part of the script's units of work (prompts, evals, sets, scenarios): all of them,
+or under `host run --shard I/N` the I-th of N contiguous, balanced blocks, so that N machines
+share a run and `host merge` joins their tables in the order one run writes them. Under `host
+merge` and `host report` (see `run::reporting`) it returns all items, after checking that they
+are the ones the shards split. The manifest records each call (how many items, which block,
+their sha256).
+Example: `for prompt in run::shard(prompts) { answer(prompt); }`",
+    )
+    .set_into_module(&mut module, move |context: NativeCallContext, items: Array| -> Result<Array> {
+        let json =
+            serde_json::to_vec(&rhai::serde::from_dynamic::<serde_json::Value>(&Dynamic::from_array(items.clone()))?)
+                .map_err(|error| format!("cannot hash the items: {error}"))?;
+        let sha256 = crate::capabilities::fs::sha256_hex(&json);
+        let range =
+            info.units.take(&info.sharding, items.len(), sha256).map_err(|error| script_error(&context, &error))?;
+        Ok(items[range].to_vec())
+    });
+
+    let info = run.clone();
+    function(
+        "reporting",
+        &["bool"],
+        "
+Whether this is a report of runs already made (`host merge` of shards, `host report`): their
+tables are this run's, and the script should skip its work phases and run only its report
+phase, reading the tables with `results::rows`.
+Example: `if !run::reporting() { answer_all(run::shard(prompts)); }`",
+    )
+    .set_into_module(&mut module, move || matches!(info.sharding, super::Sharding::Report { .. }));
+
     let info = run;
     function(
         "scenario",
