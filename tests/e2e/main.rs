@@ -20,6 +20,7 @@ mod llm;
 mod manifest;
 mod memory_hook;
 mod memory_hook_bench;
+mod merge;
 mod proc;
 mod scripts;
 mod search;

@@ -39,6 +39,8 @@ struct ShardManifest {
     #[serde(default)]
     units: Vec<UnitsRecord>,
     report_phase: Option<ReportPhase>,
+    #[serde(default)]
+    settings: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -121,7 +123,8 @@ pub fn merge(args: &MergeArgs, verbose: bool) -> anyhow::Result<Outcome> {
             .collect(),
         files_left_in_shards: left_out,
     };
-    let report = ReportOf { tables, files, units: first.manifest.units.clone(), merged_from };
+    let settings = first.manifest.settings.clone();
+    let report = ReportOf { tables, files, units: first.manifest.units.clone(), settings, merged_from };
     run_report(&run_args, verbose, report)
 }
 

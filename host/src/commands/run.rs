@@ -51,6 +51,8 @@ pub struct ReportOf {
     pub files: Vec<(String, PathBuf)>,
     /// What the reported runs' `run::shard` calls split.
     pub units: Vec<UnitsRecord>,
+    /// The settings they recorded (`results::settings`), which a report phase may not record again.
+    pub settings: BTreeMap<String, serde_json::Value>,
     pub merged_from: MergedFrom,
 }
 
@@ -185,6 +187,9 @@ fn execute(
     manifest.shard = args.shard;
     if let Some(report) = report {
         results.adopt_shards(report.tables);
+        for (name, value) in report.settings {
+            results.settings(&name, value);
+        }
         for (path, source) in &report.files {
             let bytes = fs_err::read(source).context("cannot copy a file of a shard")?;
             results.write_file(path, FileContent::Bytes(bytes))?;

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::{DataType, Float64Type, Int64Type, SchemaRef};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, new_null_array};
+use arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value};
@@ -41,45 +41,29 @@ pub fn read_rows(table: &str, path: &Path) -> Result<Vec<Value>, TableError> {
 }
 
 /// Writes the rows of `sources`, in order, as the table `<dir>/<table>.parquet`: each row keeps
-/// the `run_id` of the run that wrote it. The files must have the same columns.
+/// the `run_id` of the run that wrote it. The files' columns are unified as one run's writer
+/// would have fixed them from all the rows: a column one file lacks, or holds only nulls in, is
+/// taken from the others (nulls there), and an int column meets a float one as float.
 pub fn concatenate(table: &str, sources: &[PathBuf], dir: &Path) -> Result<TableSummary, TableError> {
-    let mut all = Vec::new();
-    let mut schema: Option<(SchemaRef, &PathBuf)> = None;
+    let mut parts = Vec::with_capacity(sources.len());
     for source in sources {
         let batches = batches(table, source)?;
-        let Some(first) = batches.first() else { continue };
-        match &schema {
-            Some((known, from)) if !same_columns(known, &first.schema()) => {
-                return Err(TableError::ColumnsDiffer {
-                    table: table.to_owned(),
-                    first: from.display().to_string(),
-                    second: source.display().to_string(),
-                });
-            }
-            Some(_) => {}
-            None => schema = Some((first.schema(), source)),
-        }
-        all.extend(batches);
+        let schema = match batches.first() {
+            Some(first) => first.schema(),
+            None => file_schema(table, source)?,
+        };
+        parts.push(Part { source, schema, batches });
     }
+    let schema = unified_schema(table, &parts)?;
     let final_path = dir.join(format!("{table}.parquet"));
     let partial_path = dir.join(format!(".{table}.parquet.partial"));
     let io = |source| TableError::Io { table: table.to_owned(), source };
     let parquet = |source| TableError::Parquet { table: table.to_owned(), source };
-    let schema = match schema {
-        Some((schema, _)) => schema,
-        // No rows anywhere: the first file's (empty) schema.
-        None => match sources.first() {
-            Some(source) => empty_schema(table, source)?,
-            None => Arc::new(arrow::datatypes::Schema::empty()),
-        },
-    };
     let file = fs_err::File::create(&partial_path).map_err(io)?;
     let mut writer = ArrowWriter::try_new(file, Arc::clone(&schema), Some(writer_properties())).map_err(parquet)?;
     let mut rows = 0u64;
-    for batch in &all {
-        // Each source's own schema may carry other metadata; the columns were checked equal.
-        let batch = RecordBatch::try_new(Arc::clone(&schema), batch.columns().to_vec())
-            .map_err(|source| TableError::Arrow { table: table.to_owned(), source })?;
+    for batch in parts.iter().flat_map(|part| &part.batches) {
+        let batch = conform(table, batch, &schema)?;
         rows += batch.num_rows() as u64;
         writer.write(&batch).map_err(parquet)?;
     }
@@ -91,15 +75,84 @@ pub fn concatenate(table: &str, sources: &[PathBuf], dir: &Path) -> Result<Table
         .map(|field| {
             let ty = ColumnType::from_arrow(field.data_type())
                 .map_or_else(|| field.data_type().to_string(), |ty| ty.describe());
-            (field.name().clone(), if field.name() == RUN_ID_COLUMN { "string".to_owned() } else { ty })
+            (field.name().clone(), ty)
         })
         .collect();
     Ok(TableSummary { name: table.to_owned(), path: final_path, rows, columns })
 }
 
-fn same_columns(a: &SchemaRef, b: &SchemaRef) -> bool {
-    a.fields().len() == b.fields().len()
-        && a.fields().iter().zip(b.fields()).all(|(x, y)| x.name() == y.name() && x.data_type() == y.data_type())
+/// One file of a table being joined.
+struct Part<'a> {
+    source: &'a PathBuf,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+}
+
+impl Part<'_> {
+    /// Whether the column at `index` holds a value in any row.
+    fn holds_values(&self, index: usize) -> bool {
+        self.batches.iter().any(|batch| batch.column(index).null_count() < batch.num_rows())
+    }
+}
+
+/// The columns of the joined table: every file's, in order of first appearance, each with the
+/// type the files with values in it agree on.
+fn unified_schema(table: &str, parts: &[Part<'_>]) -> Result<SchemaRef, TableError> {
+    let mut fields: Vec<(String, DataType, Option<&PathBuf>)> = Vec::new();
+    for part in parts {
+        for (index, field) in part.schema.fields().iter().enumerate() {
+            let valued = part.holds_values(index);
+            match fields.iter_mut().find(|(name, ..)| name == field.name()) {
+                None => fields.push((field.name().clone(), field.data_type().clone(), valued.then_some(part.source))),
+                Some((_, _, _)) if !valued => {}
+                Some((_, known, from @ None)) => {
+                    *known = field.data_type().clone();
+                    *from = Some(part.source);
+                }
+                Some((_, known, Some(from))) => {
+                    *known = widen(known, field.data_type()).ok_or_else(|| TableError::ColumnsDiffer {
+                        table: table.to_owned(),
+                        first: from.display().to_string(),
+                        second: part.source.display().to_string(),
+                    })?;
+                }
+            }
+        }
+    }
+    let fields: Vec<Field> =
+        fields.into_iter().map(|(name, data_type, _)| Field::new(&name, data_type, name != RUN_ID_COLUMN)).collect();
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// The type that holds values of both `a` and `b`, as a table's writer widens: int to float.
+fn widen(a: &DataType, b: &DataType) -> Option<DataType> {
+    match (a, b) {
+        _ if a == b => Some(a.clone()),
+        (DataType::Int64, DataType::Float64) | (DataType::Float64, DataType::Int64) => Some(DataType::Float64),
+        (DataType::List(x), DataType::List(y)) => {
+            let item = widen(x.data_type(), y.data_type())?;
+            Some(DataType::List(Arc::new(Field::new_list_field(item, true))))
+        }
+        _ => None,
+    }
+}
+
+/// `batch` with the columns of `schema`: missing or all-null columns as nulls, others cast.
+fn conform(table: &str, batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, TableError> {
+    let arrow_error = |source| TableError::Arrow { table: table.to_owned(), source };
+    let rows = batch.num_rows();
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+    for field in schema.fields() {
+        let column = match batch.column_by_name(field.name()) {
+            Some(column) if column.data_type() == field.data_type() => Arc::clone(column),
+            Some(column) if column.null_count() < rows => {
+                arrow::compute::cast(column, field.data_type()).map_err(arrow_error)?
+            }
+            _ => new_null_array(field.data_type(), rows),
+        };
+        columns.push(column);
+    }
+    RecordBatch::try_new(Arc::clone(schema), columns).map_err(arrow_error)
 }
 
 fn batches(table: &str, path: &Path) -> Result<Vec<RecordBatch>, TableError> {
@@ -110,7 +163,7 @@ fn batches(table: &str, path: &Path) -> Result<Vec<RecordBatch>, TableError> {
     reader.collect::<Result<Vec<_>, _>>().map_err(|source| TableError::Arrow { table: table.to_owned(), source })
 }
 
-fn empty_schema(table: &str, path: &Path) -> Result<SchemaRef, TableError> {
+fn file_schema(table: &str, path: &Path) -> Result<SchemaRef, TableError> {
     let file = fs_err::File::open(path).map_err(|source| TableError::Io { table: table.to_owned(), source })?;
     ParquetRecordBatchReaderBuilder::try_new(file.into_parts().0)
         .map(|builder| Arc::clone(builder.schema()))

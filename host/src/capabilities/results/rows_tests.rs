@@ -135,3 +135,20 @@ fn shard_tables_with_other_columns_are_an_error_naming_both_files() {
     let error = results.rows("answers").unwrap_err().to_string();
     assert!(error.contains("table `answers` has other columns in") && error.contains("s2/answers.parquet"), "{error}");
 }
+
+#[test]
+fn shard_tables_join_as_one_writer_would_have_fixed_their_columns() {
+    let root = tempfile::tempdir().unwrap();
+    // Shard 1 saw only ints in `score` and only nulls in `note`; shard 2 a float and a string, and
+    // a column shard 1 never had.
+    let first = shard_table(root.path(), "s1", "answers", &[json!({"score": 1, "note": null})]);
+    let second = shard_table(root.path(), "s2", "answers", &[json!({"score": 1.5, "note": "n", "extra": true})]);
+    let merged = root.path().join("merged");
+    fs_err::create_dir_all(&merged).unwrap();
+    let results = run(&merged, "m");
+    results.adopt_shards(BTreeMap::from([("answers".to_owned(), vec![first, second])]));
+    assert_eq!(
+        results.rows("answers").unwrap(),
+        vec![json!({"note": null, "score": 1.0, "extra": null}), json!({"note": "n", "score": 1.5, "extra": true}),]
+    );
+}

@@ -163,8 +163,9 @@ This run's part of the script's units of work (prompts, evals, sets, scenarios):
 or under `host run --shard I/N` the I-th of N contiguous, balanced blocks, so that N machines
 share a run and `host merge` joins their tables in the order one run writes them. Under `host
 merge` and `host report` (see `run::reporting`) it returns all items, after checking that they
-are the ones the shards split. The manifest records each call (how many items, which block,
-their sha256).
+are the ones the shards split. Write each unit's rows together, in unit order, so that the
+shards' tables joined are the table of one run. The manifest records each call (how many
+items, which block, their sha256).
 Example: `for prompt in run::shard(prompts) { answer(prompt); }`",
     )
     .set_into_module(&mut module, move |context: NativeCallContext, items: Array| -> Result<Array> {

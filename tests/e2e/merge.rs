@@ -1,0 +1,206 @@
+//! `host run --shard I/N` and `host merge`: a benchmark run as shards and merged gives the tables
+//! and report of one run; runs that do not belong together are refused, naming the difference.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::support::{TempProject, duckdb, host_in_with, repo_root, stable, unpadded};
+
+/// What changes between two runs of the same work: timings.
+fn is_timing(key: &str) -> bool {
+    key.contains("latency") || key.contains("Latency") || key == "timestamp"
+}
+
+/// `script` run whole, and as 3 shards merged, with `extra` script arguments; the two run
+/// directories.
+fn whole_and_merged(dir: &Path, script: &str, extra: &[&str]) -> (PathBuf, PathBuf) {
+    let no_keys = [("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("CORTEX_BASE_URL", None)];
+    let run = |out: &Path, host_args: &[&str]| {
+        let out = out.display().to_string();
+        let mut args = vec!["run", script, "--out", &out];
+        args.extend_from_slice(host_args);
+        args.push("--");
+        args.extend_from_slice(extra);
+        host_in_with(&repo_root(), &args, &no_keys).expect_code(0);
+    };
+    let whole = dir.join("whole");
+    run(&whole, &[]);
+    let shards: Vec<PathBuf> = (1..=3).map(|index| dir.join(format!("shard-{index}"))).collect();
+    for (index, shard) in shards.iter().enumerate() {
+        run(shard, &["--shard", &format!("{}/3", index + 1)]);
+    }
+    let merged = dir.join("merged");
+    let mut args = vec!["merge".to_owned()];
+    // Given out of order: the merge orders shards by their index.
+    args.extend(shards.iter().rev().map(|shard| shard.display().to_string()));
+    args.extend(["--out".to_owned(), merged.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    host_in_with(&repo_root(), &args, &no_keys).expect_code(0);
+    (whole, merged)
+}
+
+/// Every table of a run as DuckDB reads it, rows in file order, `run_id` and timings left out
+/// (the `value` of a summary row whose metric is a timing too).
+fn tables(run: &Path) -> BTreeMap<String, Vec<Value>> {
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).expect("manifest")).expect("json");
+    let mut tables = BTreeMap::new();
+    for table in manifest["tables"].as_array().expect("tables") {
+        let name = table["name"].as_str().expect("a name");
+        let result =
+            duckdb(&format!("SELECT * EXCLUDE (run_id) FROM '{}'", run.join(format!("{name}.parquet")).display()));
+        let columns: Vec<String> = result["columns"]
+            .as_array()
+            .expect("columns")
+            .iter()
+            .map(|column| column[0].as_str().expect("a name").to_owned())
+            .collect();
+        let rows = result["rows"].as_array().expect("rows").iter().map(|row| {
+            let mut object = Map::new();
+            for (column, value) in columns.iter().zip(row.as_array().expect("a row")) {
+                object.insert(column.clone(), if is_timing(column) { Value::Null } else { value.clone() });
+            }
+            if object.get("metric").and_then(Value::as_str).is_some_and(is_timing) {
+                object.insert("value".into(), Value::Null);
+            }
+            Value::Object(object)
+        });
+        tables.insert(name.to_owned(), rows.collect());
+    }
+    tables
+}
+
+/// A report with run ids, times and timings masked, and table padding (which follows the
+/// timings' widths) taken out.
+fn report(run: &Path, project: &Path) -> String {
+    let text = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    let timing = regex_lite::Regex::new(r"\d+(\.\d+)? ms").expect("a valid pattern");
+    unpadded(&timing.replace_all(&stable(&text, project), "[MS]"))
+}
+
+/// A JSON file with timings masked at any depth.
+fn json_without_timings(path: &Path) -> Value {
+    fn mask(value: &mut Value) {
+        match value {
+            Value::Object(object) => {
+                for (key, value) in object.iter_mut() {
+                    if is_timing(key) { *value = Value::Null } else { mask(value) }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(mask),
+            _ => {}
+        }
+    }
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("a JSON file")).expect("json");
+    mask(&mut value);
+    value
+}
+
+fn assert_same_tables(whole: &Path, merged: &Path) {
+    let (expected, found) = (tables(whole), tables(merged));
+    assert_eq!(found.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>(), "the same tables");
+    for (name, rows) in &expected {
+        assert!(!rows.is_empty() || name == "checks", "table {name} has rows to compare");
+        let merged = &found[name];
+        assert_eq!(merged.len(), rows.len(), "table {name}: rows");
+        if let Some(at) = rows.iter().zip(merged).position(|(a, b)| a != b) {
+            assert_eq!(merged[at], rows[at], "table {name}, row {}: merged (left), one run (right)", at + 1);
+        }
+    }
+}
+
+#[test]
+fn the_cortex_benchmark_as_three_shards_merged_gives_the_tables_report_and_results_of_one_run() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (whole, merged) = whole_and_merged(dir.path(), "scripts/cortex_v11.rhai", &[]);
+    assert_same_tables(&whole, &merged);
+    assert_eq!(report(&merged, dir.path()), report(&whole, dir.path()));
+    assert_eq!(json_without_timings(&merged.join("results.json")), json_without_timings(&whole.join("results.json")));
+
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("manifest.json")).expect("manifest")).expect("json");
+    let shards: Vec<&str> = manifest["merged_from"]["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|run| run["dir"].as_str().unwrap_or(""))
+        .collect();
+    assert!(shards[0].ends_with("shard-1") && shards[2].ends_with("shard-3"), "in shard order: {shards:?}");
+    assert_eq!(manifest["report_phase"]["tables"], serde_json::json!(["summary"]));
+    let answers = duckdb(&format!("SELECT count(DISTINCT run_id) FROM '{}'", merged.join("answers.parquet").display()));
+    assert_eq!(answers["rows"], serde_json::json!([[3]]), "each row keeps the shard run that wrote it");
+}
+
+#[test]
+fn the_memory_hook_benchmark_as_three_shards_merged_gives_the_tables_and_report_of_one_run() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let docs = crate::memory_hook::docs(dir.path()).display().to_string();
+    let (whole, merged) = whole_and_merged(dir.path(), "scripts/memory_hook.rhai", &["--docs", &docs]);
+    assert_same_tables(&whole, &merged);
+    assert_eq!(report(&merged, dir.path()), report(&whole, dir.path()));
+}
+
+/// A project whose script splits 5 items, writes a row per item and reports their sum.
+fn squares() -> TempProject {
+    let project = TempProject::new();
+    project.write(
+        "scripts/squares.rhai",
+        r#"
+let items = [1, 2, 3, 4, 5];
+if !run::reporting() {
+    for n in run::shard(items) { results::append("squares", #{ n: n, square: n * n }); }
+} else { run::shard(items); }
+let rows = results::rows("squares");
+results::write_markdown("report.md", `sum ${rows.reduce(|sum, r| sum + r.square, 0)} of ${rows.len()}`);
+"#,
+    );
+    project
+}
+
+fn shard(project: &TempProject, name: &str, shard: &str, extra: &[&str]) {
+    let mut args = vec!["run", "scripts/squares.rhai", "--shard", shard, "--out", name, "--"];
+    args.extend_from_slice(extra);
+    project.host(&args).expect_code(0);
+}
+
+#[test]
+fn a_merge_refuses_runs_that_do_not_belong_together_naming_the_difference() {
+    let project = squares();
+    shard(&project, "s1", "1/3", &[]);
+    shard(&project, "s2", "2/3", &[]);
+    shard(&project, "s3", "3/3", &[]);
+    shard(&project, "other", "2/3", &["--label", "x"]);
+    project.host(&["run", "scripts/squares.rhai", "--out", "whole"]).expect_code(0);
+    let refused = |args: &[&str]| project.host(args).expect_code(2).stderr.clone();
+
+    assert!(refused(&["merge", "s1", "s3"]).contains("shard 2/3 missing"));
+    assert!(refused(&["merge", "s1", "s2", "s2", "s3"]).contains("shard 2/3 is given twice"));
+    assert!(refused(&["merge", "s1", "other", "s3"]).contains("the shards ran different script arguments"));
+    assert!(refused(&["merge", "whole"]).contains("was not run with `--shard I/N`"));
+    project.write("scripts/squares.rhai", &format!("{}\n// changed\n", project.read("scripts/squares.rhai")));
+    assert!(refused(&["merge", "s1", "s2", "s3"]).contains("`scripts/squares.rhai` changed since the shards ran"));
+}
+
+#[test]
+fn a_merged_run_reports_every_unit_and_a_report_phase_may_not_write_the_shards_tables() {
+    let project = squares();
+    for index in 1..=3 {
+        shard(&project, &format!("s{index}"), &format!("{index}/3"), &[]);
+    }
+    assert_eq!(project.read("s2/report.md"), "sum 25 of 2", "shard 2 of 3 took items 3 and 4");
+    project.host(&["merge", "s1", "s2", "s3", "--out", "merged"]).expect_code(0);
+    assert_eq!(project.read("merged/report.md"), "sum 55 of 5");
+
+    // A script that runs its work in the report too writes into the shards' table: refused.
+    project.write(
+        "scripts/squares.rhai",
+        &project.read("scripts/squares.rhai").replace("if !run::reporting()", "if true"),
+    );
+    for index in 1..=3 {
+        shard(&project, &format!("t{index}"), &format!("{index}/3"), &[]);
+    }
+    let stderr = project.host(&["merge", "t1", "t2", "t3"]).expect_code(2).stderr.clone();
+    assert!(stderr.contains("table `squares` holds the rows of the merged shards"), "{stderr}");
+}
