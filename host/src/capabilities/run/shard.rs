@@ -76,8 +76,8 @@ pub struct UnitsRecord {
     pub sha256: String,
 }
 
-/// How a run treats `run::shard`: a run does its block of the units; a report (`host merge`,
-/// `host report`) takes them all, checked against what the runs it reports split.
+/// How a run treats `run::shard`: a run does its block of the units; a report (`host merge`)
+/// takes them all, checked against what the runs it reports split.
 #[derive(Debug, Clone, Default)]
 pub enum Sharding {
     #[default]
