@@ -59,6 +59,16 @@ summary and reports from the joined tables, so the merged run's report.md equals
 run's, ids and times apart. manifest.json lists the shards it was merged from.")]
     Merge(MergeArgs),
 
+    /// Report a finished run again from its tables, into a new run (the old one is left as it is)
+    #[command(after_help = "Example:
+  host report runs/cortex_v11/20261124-101500-3f2a9c --out runs/cortex_v11/rereported
+
+The script runs in report mode (`run::reporting()`) over the run's tables: its work is not
+done again, and the new run holds the same tables, the files the work wrote, and a summary and
+reports computed by the script as it is now (its sha256 must match the one the run recorded).
+A shard's run is reported as that shard.")]
+    Report(ReportArgs),
+
     /// Compile a script and the modules it imports, and report every error without running it
     #[command(after_help = "Example:\n  host check scripts/examples/hello.rhai")]
     Check(CheckArgs),
@@ -255,11 +265,28 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "RUN DIR")]
     pub runs: Vec<PathBuf>,
 
-    /// The merged run's directory [default: runs/<experiment>/<run id> under the project]
+    #[command(flatten)]
+    pub output: ReportOutput,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run directory whose tables to report
+    #[arg(value_name = "RUN DIR")]
+    pub run: PathBuf,
+
+    #[command(flatten)]
+    pub output: ReportOutput,
+}
+
+/// Where a report run (`host merge`, `host report`) goes.
+#[derive(Debug, Args)]
+pub struct ReportOutput {
+    /// The new run's directory [default: runs/<experiment>/<run id> under the project]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// The merged run's id [default: a new one]
+    /// The new run's id [default: a new one]
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
 

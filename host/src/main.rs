@@ -11,6 +11,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Run(args) => commands::run::run(args, cli.verbose),
         Command::Merge(args) => commands::merge::merge(args, cli.verbose),
+        Command::Report(args) => commands::report::report(args, cli.verbose),
         Command::Check(args) => commands::check::check(args, cli.verbose),
         Command::Model(args) => commands::model::model(args),
         Command::Api(args) => commands::api::api(args),

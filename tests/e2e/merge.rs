@@ -1,5 +1,6 @@
-//! `host run --shard I/N` and `host merge`: a benchmark run as shards and merged gives the tables
-//! and report of one run; runs that do not belong together are refused, naming the difference.
+//! `host run --shard I/N`, `host merge` and `host report`: a benchmark run as shards and merged
+//! gives the tables and report of one run, and a run reported again from its tables gives its own;
+//! runs that do not belong together are refused, naming the difference.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -76,7 +77,7 @@ fn tables(run: &Path) -> BTreeMap<String, Vec<Value>> {
 /// timings' widths) taken out.
 fn report(run: &Path, project: &Path) -> String {
     let text = std::fs::read_to_string(run.join("report.md")).expect("report.md");
-    let timing = regex_lite::Regex::new(r"\d+(\.\d+)? ms").expect("a valid pattern");
+    let timing = regex_lite::Regex::new(r"\d+(\.\d+)?( / \d+(\.\d+)?)? ms").expect("a valid pattern");
     unpadded(&timing.replace_all(&stable(&text, project), "[MS]"))
 }
 
@@ -131,6 +132,13 @@ fn the_cortex_benchmark_as_three_shards_merged_gives_the_tables_report_and_resul
     assert_eq!(manifest["report_phase"]["tables"], serde_json::json!(["summary"]));
     let answers = duckdb(&format!("SELECT count(DISTINCT run_id) FROM '{}'", merged.join("answers.parquet").display()));
     assert_eq!(answers["rows"], serde_json::json!([[3]]), "each row keeps the shard run that wrote it");
+
+    // `host report` of the whole run reports it again from its tables alone.
+    let again = dir.path().join("again");
+    let args = ["report", &whole.display().to_string(), "--out", &again.display().to_string()].map(String::from);
+    host_in_with(&repo_root(), &args.each_ref().map(String::as_str), &[]).expect_code(0);
+    assert_same_tables(&whole, &again);
+    assert_eq!(report(&again, dir.path()), report(&whole, dir.path()));
 }
 
 #[test]
@@ -180,7 +188,10 @@ fn a_merge_refuses_runs_that_do_not_belong_together_naming_the_difference() {
     assert!(refused(&["merge", "s1", "other", "s3"]).contains("the shards ran different script arguments"));
     assert!(refused(&["merge", "whole"]).contains("was not run with `--shard I/N`"));
     project.write("scripts/squares.rhai", &format!("{}\n// changed\n", project.read("scripts/squares.rhai")));
-    assert!(refused(&["merge", "s1", "s2", "s3"]).contains("`scripts/squares.rhai` changed since the shards ran"));
+    assert!(
+        refused(&["merge", "s1", "s2", "s3"])
+            .contains("`scripts/squares.rhai` changed since the runs being reported ran")
+    );
 }
 
 #[test]
@@ -192,6 +203,10 @@ fn a_merged_run_reports_every_unit_and_a_report_phase_may_not_write_the_shards_t
     assert_eq!(project.read("s2/report.md"), "sum 25 of 2", "shard 2 of 3 took items 3 and 4");
     project.host(&["merge", "s1", "s2", "s3", "--out", "merged"]).expect_code(0);
     assert_eq!(project.read("merged/report.md"), "sum 55 of 5");
+    project.host(&["report", "s2", "--out", "s2-again"]).expect_code(0);
+    assert_eq!(project.read("s2-again/report.md"), "sum 25 of 2", "a shard reported alone is that shard");
+    project.host(&["report", "merged", "--out", "merged-again"]).expect_code(0);
+    assert_eq!(project.read("merged-again/report.md"), "sum 55 of 5");
 
     // A script that runs its work in the report too writes into the shards' table: refused.
     project.write(
@@ -202,5 +217,5 @@ fn a_merged_run_reports_every_unit_and_a_report_phase_may_not_write_the_shards_t
         shard(&project, &format!("t{index}"), &format!("{index}/3"), &[]);
     }
     let stderr = project.host(&["merge", "t1", "t2", "t3"]).expect_code(2).stderr.clone();
-    assert!(stderr.contains("table `squares` holds the rows of the merged shards"), "{stderr}");
+    assert!(stderr.contains("table `squares` holds the rows of the runs being reported"), "{stderr}");
 }

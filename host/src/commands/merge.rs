@@ -1,4 +1,5 @@
-//! `host merge`: joins the runs of a sharded script (`host run --shard I/N`) into one run.
+//! `host merge`: joins the runs of a sharded script (`host run --shard I/N`) into one run; and
+//! what `host report` shares with it, a new run of a script in report mode over finished runs.
 //!
 //! It checks that the runs belong together (the same script, arguments, scenario, inputs and
 //! host version, the same units split, every shard once), then makes a new run of the same
@@ -17,7 +18,7 @@ use super::Outcome;
 use super::run::{ReportOf, run_report};
 use crate::capabilities::fs::sha256_hex;
 use crate::capabilities::run::{Shard, UnitsRecord};
-use crate::cli::{Cli, Command, MergeArgs};
+use crate::cli::{Cli, Command, MergeArgs, ReportOutput};
 use crate::run::{MergedFrom, MergedRun, ReportPhase};
 
 /// What a merge reads of a shard's manifest.
@@ -65,30 +66,53 @@ struct Table {
     file: String,
 }
 
-/// A shard's run: its directory and manifest.
-struct ShardRun {
+/// A finished run to report: its directory and manifest.
+pub(super) struct ShardRun {
     dir: PathBuf,
     manifest: ShardManifest,
     shard: Shard,
 }
 
 pub fn merge(args: &MergeArgs, verbose: bool) -> anyhow::Result<Outcome> {
-    let mut shards = args.runs.iter().map(|dir| read_shard(dir)).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut shards = Vec::with_capacity(args.runs.len());
+    for dir in &args.runs {
+        let run = read_run(dir)?;
+        let Some(shard) = run.manifest.shard else {
+            bail!(
+                "run `{}` ({}) was not run with `--shard I/N`, so it is no shard to merge; hint: `host report` reports one run",
+                run.manifest.run_id,
+                run.dir.display()
+            );
+        };
+        shards.push(ShardRun { shard, ..run });
+    }
     shards.sort_by_key(|run| run.shard.index);
     check_complete(&shards)?;
     check_alike(&shards)?;
-    let first = &shards[0];
+    report_runs(&shards, &args.output, None, verbose)
+}
+
+/// Runs the script of `runs` (alike, in shard order) in report mode over their tables, into
+/// `output`; `part` is the one shard reported alone, if that is what `runs` is.
+pub(super) fn report_runs(
+    runs: &[ShardRun],
+    output: &ReportOutput,
+    part: Option<Shard>,
+    verbose: bool,
+) -> anyhow::Result<Outcome> {
+    let Some(first) = runs.first() else { bail!("no runs to report") };
+    let (shards, args) = (runs, output);
     let script = find_script(&first.manifest.script, &first.dir)?;
 
     let report_phase = |run: &ShardRun| run.manifest.report_phase.clone().unwrap_or_default();
     let mut tables: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
-    for run in &shards {
+    for run in shards {
         let skipped = report_phase(run).tables;
         for table in run.manifest.tables.iter().filter(|table| !skipped.contains(&table.name)) {
             tables.entry(table.name.clone()).or_default().push(run.dir.join(&table.file));
         }
     }
-    let (files, left_out) = alike_files(&shards, &report_phase(first))?;
+    let (files, left_out) = alike_files(shards, &report_phase(first))?;
 
     let mut command = vec!["host".to_owned(), "run".to_owned(), script.display().to_string(), "--offline".to_owned()];
     if let Some(scenario) = &first.manifest.scenario {
@@ -118,38 +142,41 @@ pub fn merge(args: &MergeArgs, verbose: bool) -> anyhow::Result<Outcome> {
             .map(|run| MergedRun {
                 run_id: run.manifest.run_id.clone(),
                 dir: run.dir.display().to_string(),
-                shard: run.shard,
+                shard: run.shard(),
             })
             .collect(),
         files_left_in_shards: left_out,
     };
     let settings = first.manifest.settings.clone();
-    let report = ReportOf { tables, files, units: first.manifest.units.clone(), settings, merged_from };
+    let report = ReportOf { tables, files, units: first.manifest.units.clone(), part, settings, merged_from };
     run_report(&run_args, verbose, report)
 }
 
-fn read_shard(dir: &Path) -> anyhow::Result<ShardRun> {
+/// A finished run (`ok`, or `checks_failed`) read from its directory; `shard` is 1/1 when it
+/// was not run as a shard.
+pub(super) fn read_run(dir: &Path) -> anyhow::Result<ShardRun> {
     let dir = fs_err::canonicalize(dir).with_context(|| format!("`{}` is not a run directory", dir.display()))?;
     let path = dir.join("manifest.json");
     let text = fs_err::read_to_string(&path).with_context(|| format!("`{}` is not a run directory", dir.display()))?;
     let manifest: ShardManifest =
         serde_json::from_str(&text).with_context(|| format!("cannot read `{}`", path.display()))?;
-    let Some(shard) = manifest.shard else {
-        bail!(
-            "run `{}` ({}) was not run with `--shard I/N`, so it is no shard to merge",
-            manifest.run_id,
-            dir.display()
-        );
-    };
     if manifest.status != "ok" && manifest.status != "checks_failed" {
         bail!(
-            "shard {shard} (run `{}`, {}) ended `{}`; hint: run that shard again, then merge",
+            "run `{}` ({}) ended `{}`; hint: run it again, then report it",
             manifest.run_id,
             dir.display(),
             manifest.status
         );
     }
+    let shard = manifest.shard.unwrap_or(Shard { index: 1, count: 1 });
     Ok(ShardRun { dir, manifest, shard })
+}
+
+impl ShardRun {
+    /// The shard this run was, if it was one.
+    pub(super) fn shard(&self) -> Option<Shard> {
+        self.manifest.shard
+    }
 }
 
 /// Every shard of `1/N` … `N/N` once.
@@ -272,13 +299,13 @@ fn alike_files(shards: &[ShardRun], report: &ReportPhase) -> anyhow::Result<(Vec
     Ok((copied, left))
 }
 
-/// The shards' script as it is now, which must be the version they ran.
+/// The runs' script as it is now, which must be the version they ran.
 fn find_script(recorded: &Recorded, shard_dir: &Path) -> anyhow::Result<PathBuf> {
     let path = find_file(&recorded.path, shard_dir, "script")?;
     let now = sha256_hex(&fs_err::read(&path)?);
     if now != recorded.sha256 {
         bail!(
-            "`{}` changed since the shards ran (sha256 {} then, {now} now); hint: merge with the version that produced them",
+            "`{}` changed since the runs being reported ran (sha256 {} then, {now} now); hint: report them with the version that produced them",
             recorded.path,
             recorded.sha256
         );

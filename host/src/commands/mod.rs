@@ -8,6 +8,7 @@ pub mod hook;
 mod hook_server;
 pub mod merge;
 pub mod model;
+pub mod report;
 pub mod run;
 mod setup;
 

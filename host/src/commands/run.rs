@@ -51,6 +51,8 @@ pub struct ReportOf {
     pub files: Vec<(String, PathBuf)>,
     /// What the reported runs' `run::shard` calls split.
     pub units: Vec<UnitsRecord>,
+    /// The shard reported alone, when one shard's run is reported.
+    pub part: Option<crate::capabilities::run::Shard>,
     /// The settings they recorded (`results::settings`), which a report phase may not record again.
     pub settings: BTreeMap<String, serde_json::Value>,
     pub merged_from: MergedFrom,
@@ -106,7 +108,7 @@ fn execute(
     let runs = project.root.join("runs");
     let staging = tempfile::tempdir().context("cannot create a temporary directory")?;
     let sharding = match (&report, args.shard) {
-        (Some(report), _) => Sharding::Report { expected: report.units.clone() },
+        (Some(report), _) => Sharding::Report { expected: report.units.clone(), part: report.part },
         (None, Some(shard)) => Sharding::Part(shard),
         (None, None) => Sharding::Whole,
     };

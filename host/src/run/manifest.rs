@@ -68,7 +68,8 @@ pub struct Manifest {
     /// `results::rows`), which a merge recomputes rather than joins.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_phase: Option<ReportPhase>,
-    /// For `host merge`: the runs this one joins, in shard order, and what it left out.
+    /// For `host merge` and `host report`: the runs this one reports, in shard order, and what
+    /// it left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merged_from: Option<MergedFrom>,
 }
@@ -91,7 +92,8 @@ pub struct MergedFrom {
 pub struct MergedRun {
     pub run_id: String,
     pub dir: String,
-    pub shard: crate::capabilities::run::Shard,
+    /// `None` for a run that was not a shard (`host report` of a whole run).
+    pub shard: Option<crate::capabilities::run::Shard>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -48,7 +48,7 @@ pub enum ResultsError {
     )]
     ReadBack { table: String },
     #[error(
-        "table `{table}` holds the rows of the merged shards: the report phase may read it but not write it; hint: run the work phases only when `!run::reporting()`"
+        "table `{table}` holds the rows of the runs being reported (`host merge`, `host report`): the report phase may read it but not write it; hint: run the work phases only when `!run::reporting()`"
     )]
     FromShards { table: String },
     #[error("no table `{table}` in this run{}", known_tables(.known))]

@@ -163,7 +163,7 @@ This run's part of the script's units of work (prompts, evals, sets, scenarios):
 or under `host run --shard I/N` the I-th of N contiguous, balanced blocks, so that N machines
 share a run and `host merge` joins their tables in the order one run writes them. Under `host
 merge` (see `run::reporting`) it returns all items, after checking that they are the ones the
-shards split. Write each unit's rows together, in unit order, so that the
+shards split (under `host report`, the reported run's own block). Write each unit's rows together, in unit order, so that the
 shards' tables joined are the table of one run. The manifest records each call (how many
 items, which block, their sha256).
 Example: `for prompt in run::shard(prompts) { answer(prompt); }`",
@@ -183,8 +183,8 @@ Example: `for prompt in run::shard(prompts) { answer(prompt); }`",
         "reporting",
         &["bool"],
         "
-Whether this is a report of runs already made (`host merge` of shards): their tables are this
-run's, and the script should skip its work phases and run only its report
+Whether this is a report of runs already made (`host merge` of shards, `host report` of one
+run): their tables are this run's, and the script should skip its work phases and run only its report
 phase, reading the tables with `results::rows`.
 Example: `if !run::reporting() { answer_all(run::shard(prompts)); }`",
     )

@@ -76,8 +76,9 @@ pub struct UnitsRecord {
     pub sha256: String,
 }
 
-/// How a run treats `run::shard`: a run does its block of the units; a report (`host merge`)
-/// takes them all, checked against what the runs it reports split.
+/// How a run treats `run::shard`: a run does its block of the units; a report (`host merge`,
+/// `host report`) takes the block of the runs it reports (all units for a merge), checked
+/// against what they split.
 #[derive(Debug, Clone, Default)]
 pub enum Sharding {
     #[default]
@@ -86,6 +87,8 @@ pub enum Sharding {
     Report {
         /// What the reported runs recorded, call by call.
         expected: Vec<UnitsRecord>,
+        /// The one shard reported alone (`host report` of a shard's run); `None`: all units.
+        part: Option<Shard>,
     },
 }
 
@@ -107,7 +110,7 @@ impl Units {
         let range = match sharding {
             Sharding::Whole => 0..total,
             Sharding::Part(shard) => shard.range(total),
-            Sharding::Report { expected } => {
+            Sharding::Report { expected, part } => {
                 let call = records.len();
                 let wanted = expected.get(call).ok_or(ShardError::ExtraCall { calls: expected.len() })?;
                 if wanted.total != total || wanted.sha256 != sha256 {
@@ -119,7 +122,7 @@ impl Units {
                         expected_sha256: wanted.sha256.clone(),
                     });
                 }
-                0..total
+                part.map_or(0..total, |shard| shard.range(total))
             }
         };
         records.push(UnitsRecord { total, first: range.start, count: range.len(), sha256 });
@@ -162,11 +165,18 @@ mod tests {
     #[test]
     fn a_report_takes_every_unit_but_only_of_the_list_the_shards_split() {
         let expected = vec![UnitsRecord { total: 3, first: 0, count: 1, sha256: "abc".into() }];
-        let report = Sharding::Report { expected };
+        let report = Sharding::Report { expected, part: None };
         let units = Units::default();
         assert_eq!(units.take(&report, 3, "abc".into()), Ok(0..3));
         let other = Units::default();
         assert!(matches!(other.take(&report, 4, "abd".into()), Err(ShardError::UnitsDiffer { call: 1, .. })));
         assert_eq!(units.take(&report, 3, "abc".into()), Err(ShardError::ExtraCall { calls: 1 }));
+    }
+
+    #[test]
+    fn a_report_of_one_shard_takes_that_shards_block() {
+        let expected = vec![UnitsRecord { total: 10, first: 4, count: 3, sha256: "abc".into() }];
+        let report = Sharding::Report { expected, part: Some(Shard { index: 2, count: 3 }) };
+        assert_eq!(Units::default().take(&report, 10, "abc".into()), Ok(4..7));
     }
 }
