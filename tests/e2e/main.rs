@@ -22,6 +22,7 @@ mod memory_hook;
 mod memory_hook_bench;
 mod merge;
 mod proc;
+mod report_html;
 mod scripts;
 mod search;
 mod support;

@@ -11,6 +11,7 @@
 pub mod embed;
 pub mod fs;
 pub mod guest;
+pub mod html;
 pub mod http;
 pub mod json;
 pub mod llm;
@@ -52,6 +53,8 @@ pub struct Capabilities {
     pub workspaces: Arc<workspace::Workspaces>,
     /// Pinned packages from a registry, cached after the first fetch.
     pub packages: Arc<dyn packages::Packages>,
+    /// Reports as self-contained HTML pages with charts.
+    pub reports: Arc<dyn html::HtmlReports>,
     /// Servers on 127.0.0.1 playing remote APIs, stopped when the run ends.
     pub loopback: Arc<dyn loopback::Loopback>,
     pub run: Arc<run::RunInfo>,
@@ -77,6 +80,7 @@ impl Capabilities {
             ("fs", fs::rhai::module(self.files.clone())),
             ("json", json::rhai::module()),
             ("results", results::rhai::module(self.results.clone())),
+            ("html", html::rhai::module(self.reports.clone(), self.results.clone(), self.log.clone())),
             ("log", log::rhai::module(self.log.clone())),
             ("progress", progress::rhai::module(self.progress.clone())),
             ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod check;
+pub mod fetch;
 pub mod guest;
 pub mod hook;
 mod hook_server;

@@ -8,6 +8,7 @@ use anyhow::Context;
 
 use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
+use crate::capabilities::html::VegaReports;
 use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp, SharedClient};
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
@@ -89,9 +90,11 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let readable = parts.files.clone();
     let allow_read = Box::new(move |dir: &Path| readable.allow_root(dir));
     let packages = Arc::new(RecordedPackages::new(npm, results.clone(), allow_read));
+    let reports = Arc::new(VegaReports::new(packages.clone(), format!("host {}", env!("CARGO_PKG_VERSION"))));
     Ok(Capabilities {
         proc,
         packages,
+        reports,
         loopback: Arc::new(LocalLoopback::new()),
         workspaces,
         process_groups,
@@ -209,5 +212,6 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
     let git = Arc::new(ProcGit::new(capabilities.proc.clone(), runtime.handle().clone()));
     capabilities.workspaces = Arc::new(Workspaces::new(settings, files.clone(), git));
     capabilities.packages = Arc::new(NoPackages);
+    capabilities.reports = Arc::new(VegaReports::new(capabilities.packages.clone(), "host check"));
     Ok(Scratch { _dir: dir, _runtime: runtime, files, capabilities })
 }
