@@ -335,6 +335,11 @@ fn the_offline_benchmark_matches_every_event_under_every_config_and_reports_from
     assert!(report.contains("`rerank`: no reranker reply could be had"), "{report}");
     let index = rows(&format!("SELECT value FROM '{}' WHERE config = 'agents-md'", table(&run, "summary")));
     assert!(index[0][0].as_f64().expect("a number") > 100.0, "the docs index has a size: {index}");
+    // report.html draws the same numbers.
+    crate::report_html::assert_every_chart_draws(
+        &run.join("report.html"),
+        &["Hit rate by config", "Matching latency per event", "Paired differences in MRR"],
+    );
 }
 
 #[test]

@@ -87,6 +87,28 @@ fn coloured_pixels(path: &Path) -> (usize, usize) {
     (coloured, total)
 }
 
+/// Opens `page` in the browser and checks that the console stays quiet, that the charts titled
+/// `titles` (in page order) each drew marks and axes as SVG, and that the screenshot is not blank.
+pub fn assert_every_chart_draws(page: &Path, titles: &[&str]) {
+    let scratch = tempfile::tempdir().expect("temporary directory");
+    let rendered = render(page, scratch.path());
+    assert!(rendered.console.is_empty(), "the console must stay quiet, yet says:\n{}", rendered.console.join("\n"));
+    assert!(rendered.dom.contains("data-charts-done=\"true\""), "the drawing script finished");
+    assert!(rendered.dom.contains(&format!("data-charts-drawn=\"{}\"", titles.len())));
+    assert!(rendered.dom.contains("data-chart-errors=\"0\""));
+    let figures = figures(&rendered.dom);
+    assert_eq!(figures.iter().map(|(title, _)| title.as_str()).collect::<Vec<_>>(), titles);
+    for (title, figure) in &figures {
+        assert!(figure.contains("data-drawn=\"true\""), "`{title}` did not draw");
+        let shapes = figure.matches("<path").count();
+        assert!(figure.contains("<svg") && figure.contains("role-mark"), "`{title}` has no marks");
+        assert!(figure.contains("role-axis") && shapes >= 5, "`{title}` has only {shapes} shapes");
+    }
+    let (coloured, total) = coloured_pixels(&rendered.screenshot);
+    // Text, tables and rules are black, grey or white: colour is the charts' marks.
+    assert!(coloured >= 1000 * titles.len(), "the screenshot is nearly blank: {coloured} coloured pixels of {total}");
+}
+
 #[test]
 fn the_offline_cortex_report_draws_every_chart_in_a_real_browser_with_a_quiet_console() {
     let out = tempfile::tempdir().expect("temporary directory");
@@ -99,20 +121,7 @@ fn the_offline_cortex_report_draws_every_chart_in_a_real_browser_with_a_quiet_co
     let style = html.split("<style>").nth(1).and_then(|s| s.split("</style>").next()).expect("a style sheet");
     assert!(!style.contains("url(") && !style.contains("@import"), "the style sheet must need no other file");
 
-    let rendered = render(&page, out.path());
-    assert!(rendered.console.is_empty(), "the console must stay quiet, yet says:\n{}", rendered.console.join("\n"));
-    assert!(rendered.dom.contains("data-charts-done=\"true\""), "the drawing script finished");
-    assert!(rendered.dom.contains("data-charts-drawn=\"5\"") && rendered.dom.contains("data-chart-errors=\"0\""));
-    let figures = figures(&rendered.dom);
-    assert_eq!(figures.iter().map(|(title, _)| title.as_str()).collect::<Vec<_>>(), CORTEX_CHARTS);
-    for (title, figure) in &figures {
-        assert!(figure.contains("data-drawn=\"true\""), "`{title}` did not draw");
-        let shapes = figure.matches("<path").count();
-        assert!(figure.contains("<svg") && figure.contains("role-mark"), "`{title}` has no marks");
-        assert!(figure.contains("role-axis") && shapes >= 5, "`{title}` has only {shapes} shapes");
-    }
-    let (coloured, total) = coloured_pixels(&rendered.screenshot);
-    assert!(coloured * 100 > total, "the screenshot is nearly blank: {coloured} coloured pixels of {total}");
+    assert_every_chart_draws(&page, &CORTEX_CHARTS);
 
     // The libraries the page inlined are the run's, recorded with their archives' hashes.
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
