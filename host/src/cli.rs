@@ -321,6 +321,11 @@ pub struct LlmArgs {
     #[arg(long, value_name = "DIR", env = "HOST_LLM_CACHE_DIR")]
     pub llm_cache_dir: Option<PathBuf>,
 
+    /// Replay the answers a finished run used (its `llm_answers` table; a merged run holds every
+    /// shard's) before asking the cache; may be given more than once, the first run winning
+    #[arg(long, value_name = "RUN_DIR")]
+    pub llm_seed: Vec<PathBuf>,
+
     /// Stop making new calls once this many US dollars were spent in this run
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,

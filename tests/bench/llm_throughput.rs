@@ -59,6 +59,7 @@ fn through_the_stack(server: &fake_llm::FakeLlm) -> f64 {
         retry: RetryPolicy::default(),
         max_cost: None,
         pricing: Pricing::built_in(),
+        seeds: Default::default(),
     };
     let results = Arc::new(RunResults::new(dir.path(), "bench").expect("results"));
     let log = Arc::new(ConsoleLog::new(Arc::new(Console::new(Style::Plain, false))));

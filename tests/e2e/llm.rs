@@ -51,6 +51,7 @@ fn harness_with(server: &FakeLlm, mode: CacheMode, max_cost: Option<f64>, limits
         max_cost,
         pricing: Pricing::parse("[\"openai:fake\"]\ninput_per_million = 1000000.0\noutput_per_million = 0.0\n")
             .expect("pricing"),
+        seeds: Default::default(),
     };
     std::fs::create_dir(dir.path().join("run")).expect("run dir");
     let results = Arc::new(RunResults::new(&dir.path().join("run"), "lib").expect("results"));
@@ -201,8 +202,8 @@ fn the_budget_stops_new_calls_once_spent() {
     assert!(matches!(third.kind, ErrorKind::Budget { .. }), "{third}");
     assert_eq!(server.seen().len(), 2);
     let outputs = harness.results.finish();
-    assert_eq!(outputs.tables[0].name, "llm_calls");
-    assert_eq!(outputs.tables[0].rows, 3, "the refused call is logged too");
+    let calls = outputs.tables.iter().find(|t| t.name == "llm_calls").expect("the llm_calls table");
+    assert_eq!(calls.rows, 3, "the refused call is logged too");
 }
 
 #[test]
@@ -413,4 +414,59 @@ fn another_base_url_with_the_same_model_never_replays_the_first_servers_answers(
     assert_eq!(second.seen().len(), 200, "the second server answers every request itself");
     run_batch(&project, &first, "again", &[]).expect_code(0);
     assert_eq!(first.seen().len(), 200, "the first server's answers are still replayed for it");
+}
+
+#[test]
+fn the_answers_of_merged_shards_seed_an_offline_rerun_on_a_machine_with_an_empty_cache() {
+    let server = FakeLlm::start();
+    let project = TempProject::new();
+    project.write(
+        "scripts/sharded.rhai",
+        r#"let questions = run::shard(["q0", "q1", "q2", "q3", "q4", "q5"]);
+if !run::reporting() {
+    let replies = llm::chat_many(questions.map(|q| #{ model: "fake", messages: [#{ role: "user", content: q }] }), #{});
+    for i in 0..replies.len() { results::append("replies", #{ question: questions[i], text: replies[i].text }); }
+}
+results::write_json("replies.json", results::rows("replies").map(|r| r.text));
+"#,
+    );
+    let base = server.openai_base();
+    let env = [("LLM_BASE_URL", Some(base.as_str())), ("LLM_API_KEY", Some(FAKE_KEY))];
+    let path = |name: &str| project.path().join(name).display().to_string();
+    // Two machines, each with a cache of its own.
+    for (shard, cache) in [("1/2", "cache-a"), ("2/2", "cache-b")] {
+        let out = path(&format!("shard-{}", &shard[..1]));
+        project
+            .host_with_env(
+                &["run", "scripts/sharded.rhai", "--shard", shard, "--out", &out, "--llm-cache-dir", &path(cache)],
+                &env,
+            )
+            .expect_code(0);
+    }
+    project.host(&["merge", &path("shard-1"), &path("shard-2"), "--out", &path("merged")]).expect_code(0);
+    let carried =
+        duckdb(&format!("SELECT count(DISTINCT key), count(*) FROM '{}'", path("merged/llm_answers.parquet")));
+    assert_eq!(carried["rows"], json!([[6, 6]]), "the merged run carries every shard's answers");
+
+    let requests = server.seen().len();
+    let rerun =
+        &["run", "scripts/sharded.rhai", "--out", &path("rerun"), "--offline", "--llm-cache-dir", &path("empty")];
+    let mut args = rerun.to_vec();
+    let merged = path("merged");
+    args.extend(["--llm-seed", merged.as_str()]);
+    project.host_with_env(&args, &env).expect_code(0);
+    assert_eq!(server.seen().len(), requests, "the seeded rerun makes no request");
+    assert_eq!(project.read("rerun/replies.json"), project.read("merged/replies.json"));
+
+    let unseeded_out = path("unseeded");
+    let unseeded = project.host_with_env(
+        &["run", "scripts/sharded.rhai", "--out", &unseeded_out, "--offline", "--llm-cache-dir", &path("empty")],
+        &env,
+    );
+    unseeded.expect_code(0);
+    let texts: Value = serde_json::from_str(&project.read("unseeded/replies.json")).expect("replies.json");
+    assert_eq!(texts, json!([null, null, null, null, null, null]), "without the seed every call is an offline miss");
+    let bad = project.host(&["run", "scripts/sharded.rhai", "--llm-seed", &path("empty")]);
+    bad.expect_code(2);
+    assert!(bad.stderr.contains("has no `llm_answers.parquet`"), "{}", bad.stderr);
 }

@@ -319,7 +319,10 @@ fn the_driver_runs_nine_sets_in_order_with_one_preflight_and_read_only_sets_neve
     assert_eq!(rows["rows"][0][0], 120, "60 scenarios in two modes");
     let summary = std::fs::read_to_string(verification.base().join("summary.md")).expect("summary.md");
     assert!(summary.contains("every set passed"), "{summary}");
-    crate::report_html::assert_every_chart_draws(&verification.base().join("summary.html"), &["Rows per set", "Attempts per set"]);
+    crate::report_html::assert_every_chart_draws(
+        &verification.base().join("summary.html"),
+        &["Rows per set", "Attempts per set"],
+    );
     assert!(verification.base().join("confirmation.sh").is_file());
     assert!(verification.run.stderr.contains("canonical confirmation (run with --confirm)"));
 }

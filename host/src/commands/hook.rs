@@ -166,6 +166,7 @@ fn answer_within(
             offline: false,
             llm_cache: CacheMode::ReadWrite,
             llm_cache_dir: None,
+            llm_seed: Vec::new(),
             max_cost: None,
             llm_concurrency: 8,
             // A hook waits on the reranker inside someone's session: one retry, then it falls back.

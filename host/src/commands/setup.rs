@@ -10,6 +10,7 @@ use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::html::VegaReports;
 use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp, SharedClient};
+use crate::capabilities::llm::carried::Seeds;
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::loopback::LocalLoopback;
@@ -148,6 +149,7 @@ pub fn llm_settings(args: &LlmArgs) -> anyhow::Result<LlmSettings> {
         retry: RetryPolicy { max_retries: args.llm_retries, ..RetryPolicy::default() },
         max_cost: args.max_cost,
         pricing,
+        seeds: Arc::new(Seeds::load(&args.llm_seed)?),
     })
 }
 
@@ -177,6 +179,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         retry: RetryPolicy::default(),
         max_cost: Some(0.0),
         pricing: Pricing::default(),
+        seeds: Default::default(),
     };
     let parts = Ingredients {
         console: &console,

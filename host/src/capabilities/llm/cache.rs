@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::carried::{Carried, Seeds};
 use super::{ChatRequest, ChatResponse, ErrorKind, Llm, LlmConfig, LlmError, Route};
 use crate::capabilities::log::{Level, Log};
 
@@ -40,11 +41,28 @@ pub struct CachedLlm {
     /// Where each request would go: its server's base URL is part of the key.
     config: LlmConfig,
     log: Arc<dyn Log>,
+    /// Finished runs' answers, asked before the cache (`--llm-seed`).
+    seeds: Arc<Seeds>,
+    /// The run's own record of every answer it used.
+    carried: Option<Carried>,
 }
 
 impl CachedLlm {
     pub fn new(inner: Arc<dyn Llm>, dir: &Path, mode: CacheMode, config: LlmConfig, log: Arc<dyn Log>) -> Self {
-        CachedLlm { inner, dir: dir.to_path_buf(), mode, config, log }
+        CachedLlm { inner, dir: dir.to_path_buf(), mode, config, log, seeds: Arc::default(), carried: None }
+    }
+
+    /// Answers from `seeds` first, and each answer the run uses written to its `llm_answers` table.
+    pub fn with_runs(mut self, seeds: Arc<Seeds>, carried: Carried) -> Self {
+        self.seeds = seeds;
+        self.carried = Some(carried);
+        self
+    }
+
+    fn carry(&self, key: &str, request: &ChatRequest, response: &ChatResponse) {
+        if let Some(carried) = &self.carried {
+            carried.record(key, request, response);
+        }
     }
 
     fn path(&self, fingerprint: &str) -> PathBuf {
@@ -83,12 +101,20 @@ impl CachedLlm {
 #[async_trait::async_trait]
 impl Llm for CachedLlm {
     async fn chat(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
-        if self.mode == CacheMode::Off {
-            return self.inner.chat(request).await;
-        }
         let base_url = &Route::of(&request).endpoint(&self.config).base_url;
-        let path = self.path(&request.cache_key(base_url));
+        let key = request.cache_key(base_url);
+        if self.mode == CacheMode::Off {
+            let response = self.inner.chat(request.clone()).await?;
+            self.carry(&key, &request, &response);
+            return Ok(response);
+        }
+        if let Some(response) = self.seeds.get(&key) {
+            self.carry(&key, &request, response);
+            return Ok(ChatResponse { cached: true, retries: 0, ..response.clone() });
+        }
+        let path = self.path(&key);
         if let Some(response) = self.lookup(&path) {
+            self.carry(&key, &request, &response);
             return Ok(ChatResponse { cached: true, retries: 0, ..response });
         }
         if self.mode == CacheMode::Offline {
@@ -101,6 +127,7 @@ impl Llm for CachedLlm {
         if self.mode == CacheMode::ReadWrite {
             self.record(&path, &request, &response);
         }
+        self.carry(&key, &request, &response);
         Ok(response)
     }
 }

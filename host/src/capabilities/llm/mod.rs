@@ -9,6 +9,7 @@
 
 mod anthropic;
 mod cache;
+pub mod carried;
 mod config;
 mod error;
 pub(crate) mod http;
@@ -148,6 +149,8 @@ pub struct LlmSettings {
     pub retry: RetryPolicy,
     pub max_cost: Option<f64>,
     pub pricing: Pricing,
+    /// Finished runs' answers, replayed before the cache (`--llm-seed`).
+    pub seeds: std::sync::Arc<carried::Seeds>,
 }
 
 /// The full stack, outermost first: metered → cached → retrying → limited → provider router.
@@ -164,7 +167,10 @@ pub fn stack(
     let router: Arc<dyn Llm> = Arc::new(ProviderRouter::new(&config, client));
     let limited: Arc<dyn Llm> = Arc::new(LimitedLlm::new(router, settings.limits));
     let retrying: Arc<dyn Llm> = Arc::new(RetryingLlm::new(limited, settings.retry));
-    let cached: Arc<dyn Llm> =
-        Arc::new(CachedLlm::new(retrying, &settings.cache_dir, settings.cache_mode, config.clone(), log.clone()));
+    let carried = carried::Carried::new(results.clone(), log.clone());
+    let cached: Arc<dyn Llm> = Arc::new(
+        CachedLlm::new(retrying, &settings.cache_dir, settings.cache_mode, config.clone(), log.clone())
+            .with_runs(settings.seeds.clone(), carried),
+    );
     Arc::new(MeteredLlm::new(cached, config, settings.pricing.clone(), settings.max_cost, results, log))
 }
