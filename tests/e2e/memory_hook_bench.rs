@@ -14,7 +14,7 @@ use crate::support::{duckdb, host_in_with, repo_root, table};
 /// An eval in the next-evals layout whose reference is one `Write` of `app/actions.ts` calling
 /// `updateTag` (the test docs' memory), and, with `next`, a vendored `next` 16.2.0 that ships
 /// docs, so the AGENTS.md codemod indexes them offline.
-fn write_eval(evals: &Path, id: &str, prompt: &str, solution: &str, extra_scripts: &str) {
+pub(crate) fn write_eval(evals: &Path, id: &str, prompt: &str, solution: &str, extra_scripts: &str) {
     let eval = evals.join(id);
     let files = [
         ("PROMPT.md", prompt),
@@ -45,11 +45,11 @@ fn write_eval(evals: &Path, id: &str, prompt: &str, solution: &str, extra_script
 }
 
 /// A prompt the test docs' updateTag memory answers.
-const PROMPT: &str = "Add a server action createPost in app/actions.ts that saves the post and calls updateTag to expire the posts cache tag.\n";
+pub(crate) const PROMPT: &str = "Add a server action createPost in app/actions.ts that saves the post and calls updateTag to expire the posts cache tag.\n";
 
-const SOLUTION: &str = "'use server'\nimport { updateTag } from 'next/cache'\n\nexport async function createPost() {\n  updateTag('posts')\n}\n";
+pub(crate) const SOLUTION: &str = "'use server'\nimport { updateTag } from 'next/cache'\n\nexport async function createPost() {\n  updateTag('posts')\n}\n";
 
-fn evals(dir: &Path) -> PathBuf {
+pub(crate) fn evals(dir: &Path) -> PathBuf {
     let evals = dir.join("evals");
     write_eval(&evals, "t-001-update-tag", PROMPT, SOLUTION, "");
     evals
@@ -58,13 +58,19 @@ fn evals(dir: &Path) -> PathBuf {
 /// The benchmark's `run` on the test evals: no API key (the scripted model), dependencies
 /// installed in each workspace (the vendored `next` only), EVAL.ts run by node.
 fn bench(out: &Path, evals: &Path, extra: &[&str]) -> crate::support::Run {
-    let (out, evals) = (out.display().to_string(), evals.display().to_string());
-    let mut args = vec![
-        "run",
-        "scripts/memory_hook_bench.rhai",
-        "--out",
-        &out,
-        "--",
+    let out = out.display().to_string();
+    let mut args = vec!["run", "scripts/memory_hook_bench.rhai", "--out", &out, "--"];
+    let script_args = bench_args(evals);
+    args.extend(script_args.iter().map(String::as_str));
+    args.extend(extra);
+    let env = [("ANTHROPIC_API_KEY", None), ("LLM_API_KEY", None), ("ANTHROPIC_BASE_URL", None)];
+    host_in_with(&repo_root(), &args, &env)
+}
+
+/// The script arguments of [`bench`]: every eval of `evals`, each in a workspace of its own.
+pub(crate) fn bench_args(evals: &Path) -> Vec<String> {
+    let evals = evals.display().to_string();
+    let args = [
         "run",
         "--all",
         "--evals-dir",
@@ -76,9 +82,7 @@ fn bench(out: &Path, evals: &Path, extra: &[&str]) -> crate::support::Run {
         "--test-command",
         "node EVAL.ts",
     ];
-    args.extend(extra);
-    let env = [("ANTHROPIC_API_KEY", None), ("LLM_API_KEY", None), ("ANTHROPIC_BASE_URL", None)];
-    host_in_with(&repo_root(), &args, &env)
+    args.map(String::from).to_vec()
 }
 
 /// The requests the scripted model received in one attempt.

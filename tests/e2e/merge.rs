@@ -9,15 +9,17 @@ use serde_json::{Map, Value};
 
 use crate::support::{TempProject, duckdb, host_in_with, repo_root, stable, unpadded};
 
-/// What changes between two runs of the same work: timings.
+/// What changes between two runs of the same work: timings (latencies, durations in ms, the
+/// agent's seconds).
 fn is_timing(key: &str) -> bool {
-    key.contains("latency") || key.contains("Latency") || key == "timestamp"
+    ["latency", "Latency", "_ms", "Ms", "agent_s_"].iter().any(|word| key.contains(word)) || key == "timestamp"
 }
 
 /// `script` run whole, and as 3 shards merged, with `extra` script arguments; the two run
 /// directories.
 fn whole_and_merged(dir: &Path, script: &str, extra: &[&str]) -> (PathBuf, PathBuf) {
-    let no_keys = [("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("CORTEX_BASE_URL", None)];
+    let no_keys =
+        [("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("ANTHROPIC_BASE_URL", None), ("CORTEX_BASE_URL", None)];
     let run = |out: &Path, host_args: &[&str]| {
         let out = out.display().to_string();
         let mut args = vec!["run", script, "--out", &out];
@@ -43,8 +45,10 @@ fn whole_and_merged(dir: &Path, script: &str, extra: &[&str]) -> (PathBuf, PathB
 }
 
 /// Every table of a run as DuckDB reads it, rows in file order, `run_id` and timings left out
-/// (the `value` of a summary row whose metric is a timing too).
+/// (the `value` of a summary row whose metric is a timing too), and the ports of loopback
+/// servers (the system's pick) masked.
 fn tables(run: &Path) -> BTreeMap<String, Vec<Value>> {
+    let port = regex_lite::Regex::new(r"127\.0\.0\.1:\d+").expect("a valid pattern");
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).expect("manifest")).expect("json");
     let mut tables = BTreeMap::new();
@@ -61,7 +65,12 @@ fn tables(run: &Path) -> BTreeMap<String, Vec<Value>> {
         let rows = result["rows"].as_array().expect("rows").iter().map(|row| {
             let mut object = Map::new();
             for (column, value) in columns.iter().zip(row.as_array().expect("a row")) {
-                object.insert(column.clone(), if is_timing(column) { Value::Null } else { value.clone() });
+                let value = match value {
+                    _ if is_timing(column) => Value::Null,
+                    Value::String(text) => Value::String(port.replace_all(text, "127.0.0.1:[PORT]").into_owned()),
+                    _ => value.clone(),
+                };
+                object.insert(column.clone(), value);
             }
             if object.get("metric").and_then(Value::as_str).is_some_and(is_timing) {
                 object.insert("value".into(), Value::Null);
@@ -73,10 +82,15 @@ fn tables(run: &Path) -> BTreeMap<String, Vec<Value>> {
     tables
 }
 
-/// A report with run ids, times and timings masked, and table padding (which follows the
-/// timings' widths) taken out.
+/// A run's report.md, as [`masked`].
 fn report(run: &Path, project: &Path) -> String {
-    let text = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    masked(&run.join("report.md"), project)
+}
+
+/// A text file with run ids, times and timings masked, and table padding (which follows the
+/// timings' widths) taken out.
+fn masked(path: &Path, project: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("a text file the run wrote");
     let timing = regex_lite::Regex::new(r"\d+(\.\d+)?( / \d+(\.\d+)?)? ms").expect("a valid pattern");
     unpadded(&timing.replace_all(&stable(&text, project), "[MS]"))
 }
@@ -99,8 +113,12 @@ fn json_without_timings(path: &Path) -> Value {
     value
 }
 
-fn assert_same_tables(whole: &Path, merged: &Path) {
-    let (expected, found) = (tables(whole), tables(merged));
+/// The tables of `merged` are those of `whole`, row for row, but for the tables `apart`.
+fn assert_same_tables(whole: &Path, merged: &Path, apart: &[&str]) {
+    let (mut expected, mut found) = (tables(whole), tables(merged));
+    for name in apart {
+        assert!(expected.remove(*name).is_some() && found.remove(*name).is_some(), "both runs have table {name}");
+    }
     assert_eq!(found.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>(), "the same tables");
     for (name, rows) in &expected {
         assert!(!rows.is_empty() || name == "checks", "table {name} has rows to compare");
@@ -116,7 +134,7 @@ fn assert_same_tables(whole: &Path, merged: &Path) {
 fn the_cortex_benchmark_as_three_shards_merged_gives_the_tables_report_and_results_of_one_run() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let (whole, merged) = whole_and_merged(dir.path(), "scripts/cortex_v11.rhai", &[]);
-    assert_same_tables(&whole, &merged);
+    assert_same_tables(&whole, &merged, &[]);
     assert_eq!(report(&merged, dir.path()), report(&whole, dir.path()));
     assert_eq!(json_without_timings(&merged.join("results.json")), json_without_timings(&whole.join("results.json")));
 
@@ -137,7 +155,7 @@ fn the_cortex_benchmark_as_three_shards_merged_gives_the_tables_report_and_resul
     let again = dir.path().join("again");
     let args = ["report", &whole.display().to_string(), "--out", &again.display().to_string()].map(String::from);
     host_in_with(&repo_root(), &args.each_ref().map(String::as_str), &[]).expect_code(0);
-    assert_same_tables(&whole, &again);
+    assert_same_tables(&whole, &again, &[]);
     assert_eq!(report(&again, dir.path()), report(&whole, dir.path()));
 }
 
@@ -146,8 +164,122 @@ fn the_memory_hook_benchmark_as_three_shards_merged_gives_the_tables_and_report_
     let dir = tempfile::tempdir().expect("temporary directory");
     let docs = crate::memory_hook::docs(dir.path()).display().to_string();
     let (whole, merged) = whole_and_merged(dir.path(), "scripts/memory_hook.rhai", &["--docs", &docs]);
-    assert_same_tables(&whole, &merged);
+    assert_same_tables(&whole, &merged, &[]);
     assert_eq!(report(&merged, dir.path()), report(&whole, dir.path()));
+}
+
+#[test]
+fn the_cortex_v1_benchmark_as_three_shards_merged_gives_the_tables_report_and_results_of_one_run_trial_by_trial() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // Two trials: each shard writes a prompt's answers of every trial together, so that the
+    // shards' rows joined are one run's rows.
+    let (whole, merged) = whole_and_merged(dir.path(), "scripts/cortex_v1.rhai", &["--trials", "2"]);
+    assert_same_tables(&whole, &merged, &[]);
+    assert_eq!(report(&merged, dir.path()), report(&whole, dir.path()));
+    assert_eq!(json_without_timings(&merged.join("results.json")), json_without_timings(&whole.join("results.json")));
+}
+
+#[test]
+fn the_agent_benchmark_as_three_shards_merged_gives_the_tables_report_and_results_of_one_run() {
+    use crate::memory_hook_bench::{PROMPT, SOLUTION, bench_args, evals, write_eval};
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // Two evals, one that passes and one whose EVAL.ts fails, under two configs: four pairs.
+    let evals = evals(dir.path());
+    write_eval(&evals, "t-002-wrong-tag", PROMPT, &SOLUTION.replace("'posts'", "'post'"), "");
+    let mut args = bench_args(&evals);
+    args.extend(["--configs".to_owned(), "baseline,agents-md".to_owned()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (whole, merged) = whole_and_merged(dir.path(), "scripts/memory_hook_bench.rhai", &args);
+    // `proc_calls` logs the programs the pairs ran, in workspaces named after their run, in the
+    // order they ended (two pairs run side by side): it is no run's result to compare.
+    assert_same_tables(&whole, &merged, &["proc_calls"]);
+    assert_eq!(report(&merged, dir.path()), report(&whole, dir.path()));
+    // Each run's results.json names the run it is.
+    let results = |run: &Path| {
+        let mut results = json_without_timings(&run.join("results.json"));
+        results["meta"]["runId"] = Value::Null;
+        results
+    };
+    assert_eq!(results(&merged), results(&whole));
+}
+
+#[test]
+fn the_cortex_v2_benchmark_as_three_shards_merged_gives_the_tables_and_report_of_one_run_measurements_apart() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // The four latency states, a gateway each, one warm turn each.
+    let args = ["--quick", "--phases", "latency", "--turns", "1"];
+    let (whole, merged) = whole_and_merged(dir.path(), "scripts/cortex_v2.rhai", &args);
+    // The meter samples each gateway every interval: how many samples a gateway has is a timing.
+    // Each shard copies the plugins into its own run directory (`proc_calls`), where its gateways'
+    // plugin configs point: the rest of a gateway's row is compared.
+    assert_same_tables(&whole, &merged, &["samples", "gateways", "proc_calls"]);
+    let gateways = |run: &Path| {
+        duckdb(&format!("SELECT gateway, phase, state, plugin FROM '{}'", run.join("gateways.parquet").display()))["rows"]
+            .clone()
+    };
+    assert_eq!(gateways(&merged), gateways(&whole));
+    // Every number of this report is a measurement of the machine (latencies, starts).
+    let measurements = |run: &Path| {
+        let number = regex_lite::Regex::new(r"\d+(\.\d+)?").expect("a valid pattern");
+        unpadded(&number.replace_all(&report(run, dir.path()), "[N]"))
+    };
+    assert_eq!(measurements(&merged), measurements(&whole));
+}
+
+#[test]
+fn the_set_by_set_verification_as_three_shards_merged_gives_the_tables_summary_and_checks_of_one_run() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (whole, merged) = whole_and_merged(dir.path(), "scripts/verify_all_sets.rhai", &["--provider", "openai"]);
+    // Each shard runs the gate, the preflight and the cleanup of its own fixtures, as programs
+    // given its own run directory: `proc_calls` is the one table a merge does not make alike.
+    assert_same_tables(&whole, &merged, &["proc_calls"]);
+    let base = |run: &Path| {
+        let found = std::fs::read_dir(run).expect("a run directory").flatten().map(|entry| entry.path());
+        found.into_iter().find(|path| path.to_string_lossy().contains("verification-")).expect("the sets' folder")
+    };
+    for file in ["summary.md", "summary.json"] {
+        assert_eq!(
+            masked(&base(&merged).join(file), dir.path()),
+            masked(&base(&whole).join(file), dir.path()),
+            "{file}"
+        );
+    }
+    let checks = |run: &Path| {
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).expect("manifest")).expect("json");
+        manifest["checks"].clone()
+    };
+    assert_eq!(checks(&merged), checks(&whole));
+    assert_eq!(checks(&whole).as_array().map(Vec::len), Some(12), "the gate, the preflight, 9 sets and the cleanup");
+}
+
+#[test]
+fn a_set_that_fails_in_one_shard_fails_the_merged_verification() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let args = [
+        "--provider",
+        "openai",
+        "--sets",
+        "pr-thread-mutations,ci-log-analysis",
+        "--inject",
+        "pr-comment-reply-001=fail-always",
+    ];
+    for (index, code) in [(1, 1), (2, 0)] {
+        let out = dir.path().join(format!("shard-{index}")).display().to_string();
+        let shard = format!("{index}/2");
+        let mut run = vec!["run", "scripts/verify_all_sets.rhai", "--shard", &shard, "--out", &out, "--"];
+        run.extend(args);
+        host_in_with(&repo_root(), &run, &[]).expect_code(code);
+    }
+    let [first, second, merged] =
+        ["shard-1", "shard-2", "merged"].map(|name| dir.path().join(name).display().to_string());
+    let merge = host_in_with(&repo_root(), &["merge", &first, &second, "--out", &merged], &[]);
+    merge.expect_code(1);
+    assert!(
+        merge.stderr.contains("check failed: set pr-thread-mutations passes blocking validation"),
+        "{}",
+        merge.stderr
+    );
 }
 
 /// A project whose script splits 5 items, writes a row per item and reports their sum.
