@@ -98,6 +98,10 @@ fn the_quick_run_measures_every_scenario_in_the_real_runtime() {
     ));
     assert_eq!(continuity, json!([["implement", 8, true]]), "the design's details reach the implementation");
 
+    crate::report_html::assert_every_chart_draws(
+        &run.join("report.html"),
+        &["Latency matrix", "Injected tokens per top_k", "Gateway RSS over time", "Live heap over time", "Specific details retained"],
+    );
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
     for section in [
         "## Turn latency",

@@ -182,6 +182,10 @@ fn every_config_runs_the_real_agent_and_puts_its_own_context_in_front_of_the_mod
     for criterion in ["beats baseline by 30%+", "within 15% of agents-md", "rerank +20% over no-rerank"] {
         assert!(report.contains(criterion), "{criterion} in {report}");
     }
+    crate::report_html::assert_every_chart_draws(
+        &run.join("report.html"),
+        &["Pass rate per config", "Build, lint and test pass rates", "Paired differences in pass rate"],
+    );
 }
 
 #[test]
