@@ -100,7 +100,13 @@ fn the_quick_run_measures_every_scenario_in_the_real_runtime() {
 
     crate::report_html::assert_every_chart_draws(
         &run.join("report.html"),
-        &["Latency matrix", "Injected tokens per top_k", "Gateway RSS over time", "Live heap over time", "Specific details retained"],
+        &[
+            "Latency matrix",
+            "Injected tokens per top_k",
+            "Gateway RSS over time",
+            "Live heap over time",
+            "Specific details retained",
+        ],
     );
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
     for section in [
