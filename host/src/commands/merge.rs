@@ -77,14 +77,14 @@ pub fn merge(args: &MergeArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let mut shards = Vec::with_capacity(args.runs.len());
     for dir in &args.runs {
         let run = read_run(dir)?;
-        let Some(shard) = run.manifest.shard else {
+        if run.manifest.shard.is_none() {
             bail!(
                 "run `{}` ({}) was not run with `--shard I/N`, so it is no shard to merge; hint: `host report` reports one run",
                 run.manifest.run_id,
                 run.dir.display()
             );
         };
-        shards.push(ShardRun { shard, ..run });
+        shards.push(run);
     }
     shards.sort_by_key(|run| run.shard.index);
     check_complete(&shards)?;
@@ -101,18 +101,17 @@ pub(super) fn report_runs(
     verbose: bool,
 ) -> anyhow::Result<Outcome> {
     let Some(first) = runs.first() else { bail!("no runs to report") };
-    let (shards, args) = (runs, output);
     let script = find_script(&first.manifest.script, &first.dir)?;
 
     let report_phase = |run: &ShardRun| run.manifest.report_phase.clone().unwrap_or_default();
     let mut tables: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
-    for run in shards {
+    for run in runs {
         let skipped = report_phase(run).tables;
         for table in run.manifest.tables.iter().filter(|table| !skipped.contains(&table.name)) {
             tables.entry(table.name.clone()).or_default().push(run.dir.join(&table.file));
         }
     }
-    let (files, left_out) = alike_files(shards, &report_phase(first))?;
+    let (files, left_out) = alike_files(runs, &report_phase(first))?;
 
     let mut command = vec!["host".to_owned(), "run".to_owned(), script.display().to_string(), "--offline".to_owned()];
     if let Some(scenario) = &first.manifest.scenario {
@@ -121,13 +120,13 @@ pub(super) fn report_runs(
             find_file(&scenario.path, &first.dir, "scenario")?.display().to_string(),
         ]);
     }
-    if let Some(out) = &args.out {
+    if let Some(out) = &output.out {
         command.extend(["--out".to_owned(), out.display().to_string()]);
     }
-    if let Some(id) = &args.run_id {
+    if let Some(id) = &output.run_id {
         command.extend(["--run-id".to_owned(), id.clone()]);
     }
-    if let Some(dir) = &args.model_dir {
+    if let Some(dir) = &output.model_dir {
         command.extend(["--model-dir".to_owned(), dir.display().to_string()]);
     }
     command.push("--".to_owned());
@@ -137,7 +136,7 @@ pub(super) fn report_runs(
         bail!("cannot rebuild the shards' command");
     };
     let merged_from = MergedFrom {
-        runs: shards
+        runs: runs
             .iter()
             .map(|run| MergedRun {
                 run_id: run.manifest.run_id.clone(),

@@ -61,14 +61,6 @@ impl Seeds {
     pub fn get(&self, key: &str) -> Option<&ChatResponse> {
         self.0.get(key)
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// Writes each answer the run used into its `llm_answers` table, once per key.
