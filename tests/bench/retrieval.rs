@@ -69,17 +69,22 @@ fn sentence(random: &mut Random, words: usize) -> String {
 
 fn embeddings() {
     let started = Instant::now();
-    let local = LocalEmbedder::new(None, host::project::cache_root(), Arc::new(|line: &str| eprintln!("{line}")));
+    let local = LocalEmbedder::new(
+        None,
+        Default::default(),
+        host::project::cache_root(),
+        Arc::new(|line: &str| eprintln!("{line}")),
+    );
     let model = local.model().expect("the model loads");
     println!("model load: {:.3} s", started.elapsed().as_secs_f64());
     let mut random = Random(7);
     for (label, words, count) in [("short (15 words)", 15, 256), ("long (120 words)", 120, 64)] {
         let texts: Vec<String> = (0..count).map(|_| sentence(&mut random, words)).collect();
         let tokens: usize = model.token_ids(&texts).expect("tokens").iter().map(Vec::len).sum();
-        model.embed_in_batches(&texts[..8], 8).expect("warm up");
+        model.embed(&texts[..8], 8).expect("warm up");
         for batch in [1, 16, 64] {
             let started = Instant::now();
-            model.embed_in_batches(&texts, batch).expect("embed");
+            model.embed(&texts, batch).expect("embed");
             let seconds = started.elapsed().as_secs_f64();
             println!(
                 "embed {label}, batch {batch:>2}: {:>7.1} sentences/s, {:>8.0} tokens/s ({count} texts, {tokens} tokens, {seconds:.2} s)",

@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use host::capabilities::embed::{
-    CachedEmbedder, EmbedRequest, EmbedRouter, Embedder, LocalEmbedder, RemoteConfig, cosine,
+    Backend, CachedEmbedder, DEFAULT_BATCH, EmbedRequest, EmbedRouter, Embedder, LocalEmbedder, RemoteConfig, cosine,
 };
 use host::capabilities::log::ConsoleLog;
 use host::console::{Console, Style};
 use serde_json::Value;
 
 use crate::fake_llm::FakeLlm;
-use crate::support::repo_root;
+use crate::support::{host_in_with, repo_root};
 
 fn log() -> Arc<ConsoleLog> {
     Arc::new(ConsoleLog::new(Arc::new(Console::new(Style::Plain, false))))
@@ -21,9 +21,14 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
 }
 
-/// The real model, found (or fetched) the way `host run` finds it.
+/// The real model, found (or fetched) the way `host run` finds it, on `backend`.
+fn on(backend: Backend) -> Arc<LocalEmbedder> {
+    Arc::new(LocalEmbedder::new(None, backend, host::project::cache_root(), Arc::new(|line: &str| eprintln!("{line}"))))
+}
+
+/// The real model as `host run` loads it by default.
 fn local() -> Arc<LocalEmbedder> {
-    Arc::new(LocalEmbedder::new(None, host::project::cache_root(), Arc::new(|line: &str| eprintln!("{line}"))))
+    on(Backend::Auto)
 }
 
 fn reference() -> Vec<(String, Vec<u32>, Vec<f32>)> {
@@ -42,12 +47,17 @@ fn reference() -> Vec<(String, Vec<u32>, Vec<f32>)> {
         .collect()
 }
 
-#[test]
-fn every_reference_sentence_matches_the_independent_numpy_forward_pass() {
+/// Tokens, then vectors batched and one by one, against the independent numpy forward pass.
+fn matches_the_reference(backend: Backend) {
     let cases = reference();
     assert!(cases.len() >= 20);
     assert!(cases.iter().any(|(_, ids, _)| ids.len() == 256), "one sentence must hit the 256-token truncation");
-    let model = local().model().expect("the model loads");
+    let model = on(backend).model().expect("the model loads");
+    let expected_backend = match backend {
+        Backend::Candle => "candle",
+        _ => "onnxruntime",
+    };
+    assert_eq!(model.backend.name, expected_backend, "{:?}", model.backend);
     let texts: Vec<String> = cases.iter().map(|(text, _, _)| text.clone()).collect();
 
     let token_ids = model.token_ids(&texts).expect("tokenize");
@@ -56,16 +66,48 @@ fn every_reference_sentence_matches_the_independent_numpy_forward_pass() {
     }
 
     // All at once (sorted, padded batches) and one by one must both match.
-    let batched = model.embed(&texts).expect("embed the batch");
+    let batched = model.embed(&texts, DEFAULT_BATCH).expect("embed the batch");
     for ((text, _, expected), vector) in cases.iter().zip(&batched) {
         assert_eq!(vector.len(), 384);
         let similarity = cosine(vector, expected);
-        assert!(similarity >= 0.9999, "cosine {similarity} for {text:?}");
+        assert!(similarity >= 0.9999, "{backend:?}: cosine {similarity} for {text:?}");
     }
     for (text, _, expected) in cases.iter().take(6) {
-        let single = model.embed(std::slice::from_ref(text)).expect("embed one");
-        assert!(cosine(&single[0], expected) >= 0.9999, "{text:?} alone");
+        let single = model.embed(std::slice::from_ref(text), 1).expect("embed one");
+        assert!(cosine(&single[0], expected) >= 0.9999, "{backend:?}: {text:?} alone");
     }
+}
+
+#[test]
+fn onnx_runtime_matches_the_independent_numpy_forward_pass_on_every_reference_sentence() {
+    matches_the_reference(Backend::Onnxruntime);
+}
+
+#[test]
+fn candle_matches_the_independent_numpy_forward_pass_on_every_reference_sentence() {
+    matches_the_reference(Backend::Candle);
+}
+
+#[test]
+fn without_onnx_runtime_auto_falls_back_to_candle_with_a_warning_and_onnxruntime_is_an_error() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let not_a_library = dir.path().join("libonnxruntime.so");
+    std::fs::write(&not_a_library, b"not a shared library").expect("write");
+    let broken = [("HOST_ONNXRUNTIME_LIB", Some(not_a_library.to_str().expect("path"))), ("HOST_EMBED_BACKEND", None)];
+
+    let auto = host_in_with(dir.path(), &["model"], &broken);
+    auto.expect_code(0);
+    assert!(auto.stderr.contains("warning: embedding with candle"), "{}", auto.stderr);
+    assert!(auto.stderr.contains("runs on candle 0.11.1"), "{}", auto.stderr);
+
+    let strict = host_in_with(dir.path(), &["model", "--embed-backend", "onnxruntime"], &broken);
+    strict.expect_code(2);
+    assert!(strict.stderr.contains("ONNX Runtime is unavailable: cannot load ONNX Runtime"), "{}", strict.stderr);
+    assert!(strict.stderr.contains("hint: `--embed-backend candle`"), "{}", strict.stderr);
+
+    let working = host_in_with(dir.path(), &["model"], &[("HOST_ONNXRUNTIME_LIB", None), ("HOST_EMBED_BACKEND", None)]);
+    working.expect_code(0);
+    assert!(working.stderr.contains("runs on onnxruntime 1.31.0"), "{}", working.stderr);
 }
 
 #[test]
@@ -74,16 +116,16 @@ fn a_rerun_reads_vectors_from_the_cache_and_a_corrupt_entry_is_recomputed() {
     let cached = CachedEmbedder::new(local(), dir.path(), log());
     let runtime = runtime();
     let texts = vec!["first text".to_string(), "second text".to_string()];
-    let fresh = runtime.block_on(cached.embed(texts.clone())).expect("computed");
+    let fresh = runtime.block_on(cached.embed(texts.clone(), None)).expect("computed");
     assert_eq!((fresh.cached, fresh.dimension), (0, 384));
-    let again = runtime.block_on(cached.embed(texts.clone())).expect("cached");
+    let again = runtime.block_on(cached.embed(texts.clone(), None)).expect("cached");
     assert_eq!(again.cached, 2);
     assert_eq!(again.vectors, fresh.vectors, "cached vectors are bit-identical");
 
     let files: Vec<_> = walk(dir.path());
     assert_eq!(files.len(), 2);
     std::fs::write(&files[0], b"garbage").expect("corrupt an entry");
-    let repaired = runtime.block_on(cached.embed(texts)).expect("recomputed");
+    let repaired = runtime.block_on(cached.embed(texts, None)).expect("recomputed");
     assert_eq!(repaired.cached, 1);
     assert_eq!(repaired.vectors, fresh.vectors);
 }
@@ -107,7 +149,7 @@ fn odd_input_gets_a_vector_not_a_panic() {
     let model = local().model().expect("the model loads");
     let megabyte = "memory ".repeat(150_000);
     let texts = vec![String::new(), megabyte, "\u{0}\u{FFFD}\u{200B}".to_string()];
-    let vectors = model.embed(&texts).expect("embedded");
+    let vectors = model.embed(&texts, DEFAULT_BATCH).expect("embedded");
     for vector in vectors {
         let norm: f32 = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
         assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
@@ -127,7 +169,7 @@ fn the_remote_backend_batches_by_100_and_restores_the_order() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let router = EmbedRouter::new(local(), config, dir.path().to_path_buf(), log(), Default::default());
     let texts: Vec<String> = (0..250).map(|i| format!("text number {i}")).collect();
-    let request = EmbedRequest { texts: texts.clone(), model: Some("remote".into()) };
+    let request = EmbedRequest { texts: texts.clone(), model: Some("remote".into()), batch: None };
     let runtime = runtime();
     let embeddings = runtime.block_on(router.embed(request.clone())).expect("remote vectors");
     assert_eq!(embeddings.model, "openai:text-embedding-3-small");
@@ -147,7 +189,7 @@ fn vectors_cached_from_one_endpoint_are_not_reused_for_another_serving_the_same_
     let (first, second) = (FakeLlm::start(), FakeLlm::start());
     let dir = tempfile::tempdir().expect("temporary directory");
     let runtime = runtime();
-    let request = EmbedRequest { texts: vec!["pool size".into()], model: Some("remote".into()) };
+    let request = EmbedRequest { texts: vec!["pool size".into()], model: Some("remote".into()), batch: None };
     for server in [&first, &second, &first] {
         let base = server.openai_base();
         let config = RemoteConfig::from_lookup(move |name| match name {
@@ -178,6 +220,11 @@ fn a_run_that_embeds_records_the_weights_it_used() {
     let weights = std::path::Path::new(models[0]["path"].as_str().expect("path")).join("model.safetensors");
     let expected = host::capabilities::fs::sha256_hex(&std::fs::read(weights).expect("weights"));
     assert_eq!(sha, expected);
+    // And the runtime that computed the vectors, down to its library's bytes.
+    let backend = &models[0]["backend"];
+    assert_eq!((backend["name"].as_str(), backend["version"].as_str()), (Some("onnxruntime"), Some("1.31.0")));
+    let library = std::fs::read(backend["library"].as_str().expect("library path")).expect("library");
+    assert_eq!(backend["library_sha256"].as_str(), Some(host::capabilities::fs::sha256_hex(&library).as_str()));
 
     // A rerun served entirely from the embedding cache still names the model it relied on.
     project.host(&["run", "scripts/e.rhai", "--run-id", "again"]).expect_code(0);

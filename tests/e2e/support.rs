@@ -78,13 +78,14 @@ pub fn host_in(cwd: &Path, args: &[&str]) -> Run {
 /// Caches the binary writes during the suite (LLM answers, embeddings) go to a temporary folder,
 /// so tests neither read nor fill the user's `~/.cache/host`. Registry packages are the
 /// exception: pinned and immutable, they are read from host's own cache, where `tests/run`
-/// fetched them before the suite (the Claude Code CLI alone is 175 MB).
+/// fetched them before the suite (the Claude Code CLI alone is 175 MB; ONNX Runtime's library,
+/// under `runtimes`, 29 MB).
 fn test_cache() -> &'static Path {
     static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
     CACHE
         .get_or_init(|| {
             let cache = tempfile::tempdir().expect("temporary cache folder");
-            for shared in ["npm", "npm-install"] {
+            for shared in ["npm", "npm-install", "runtimes"] {
                 let real = host::project::cache_root().join(shared);
                 std::fs::create_dir_all(&real).expect("host's package cache");
                 std::os::unix::fs::symlink(&real, cache.path().join(shared)).expect("link the package cache");
@@ -106,8 +107,21 @@ pub fn model_dir() -> &'static Path {
     })
 }
 
+/// ONNX Runtime's library, found once the way `host` finds it (`tests/run` fetches it), and
+/// handed to every run, so that a test with a cache folder of its own fetches nothing.
+pub fn onnxruntime_library() -> &'static Path {
+    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+    LIBRARY.get_or_init(|| {
+        let notify = |line: &str| eprintln!("{line}");
+        host::capabilities::embed::onnxruntime::locate(&host::project::cache_root(), &notify)
+            .expect("ONNX Runtime's library (run `tests/run`, which fetches it)")
+            .path
+    })
+}
+
 /// The real binary in `cwd` with `args`, as every test runs it (plain output, the suite's caches,
-/// the model found once), and `env` on top: `Some` sets a variable, `None` removes it.
+/// the model and ONNX Runtime found once), and `env` on top: `Some` sets a variable, `None`
+/// removes it.
 fn host_command(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
     command
@@ -117,6 +131,7 @@ fn host_command(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Comm
         .env("NO_COLOR", "1")
         .env("HOST_CACHE_DIR", test_cache())
         .env("HOST_MODEL_DIR", model_dir())
+        .env("HOST_ONNXRUNTIME_LIB", onnxruntime_library())
         // `host hook` answers in its own process unless a test asks for the warm server.
         .env("HOST_HOOK_NO_SERVER", "1")
         .env_remove("RUST_BACKTRACE");

@@ -159,7 +159,7 @@ fn answer_within(
         out: Some(out.clone()),
         run_id: Some("hook".to_owned()),
         max_operations: crate::script::Limits::default().max_operations,
-        model_dir: args.model_dir.clone(),
+        local_model: args.local_model.clone(),
         keep_workspaces: false,
         shard: None,
         llm: LlmArgs {

@@ -54,7 +54,7 @@ pub fn key(script: &Path, args: &HookArgs) -> String {
     for arg in &args.script_args {
         part(arg.as_bytes());
     }
-    part(format!("{:?} {}", args.model_dir, args.timeout).as_bytes());
+    part(format!("{:?} {:?} {}", args.local_model.model_dir, args.local_model.embed_backend, args.timeout).as_bytes());
     let mut environment: Vec<(String, String)> = std::env::vars().filter(|(name, _)| shapes_the_answer(name)).collect();
     environment.sort();
     for (name, value) in environment {
@@ -109,9 +109,10 @@ pub fn start(key: &str, script: &Path, args: &HookArgs) {
         .arg(args.timeout.to_string())
         .arg("--server-idle")
         .arg(args.server_idle.to_string());
-    if let Some(dir) = &args.model_dir {
+    if let Some(dir) = &args.local_model.model_dir {
         command.arg("--model-dir").arg(dir);
     }
+    command.arg("--embed-backend").arg(args.local_model.embed_backend.name());
     command
         .arg(script)
         .arg("--")
@@ -149,8 +150,12 @@ pub fn serve(script: &Path, args: &HookArgs, verbose: bool) -> anyhow::Result<Ou
     }
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path)?;
-    let embedder =
-        Arc::new(LocalEmbedder::new(args.model_dir.clone(), crate::project::cache_root(), Arc::new(|_: &str| {})));
+    let embedder = Arc::new(LocalEmbedder::new(
+        args.local_model.model_dir.clone(),
+        args.local_model.embed_backend,
+        crate::project::cache_root(),
+        Arc::new(|_: &str| {}),
+    ));
     embedder.preload();
     let server = Arc::new(Server {
         script: script.to_path_buf(),
@@ -158,7 +163,7 @@ pub fn serve(script: &Path, args: &HookArgs, verbose: bool) -> anyhow::Result<Ou
             install: None,
             script: args.script.clone(),
             timeout: args.timeout,
-            model_dir: args.model_dir.clone(),
+            local_model: args.local_model.clone(),
             no_server: true,
             server_idle: args.server_idle,
             serve: false,
@@ -231,13 +236,14 @@ mod tests {
             install: None,
             script: None,
             timeout,
-            model_dir: None,
+            local_model: Default::default(),
             no_server: true,
             server_idle: 60.0,
             serve: false,
             script_args: Vec::new(),
         };
-        let embedder = Arc::new(LocalEmbedder::new(None, dir.path().to_path_buf(), Arc::new(|_: &str| {})));
+        let embedder =
+            Arc::new(LocalEmbedder::new(None, Default::default(), dir.path().to_path_buf(), Arc::new(|_: &str| {})));
         let server = Server {
             script: dir.path().join("hook.rhai"),
             args,

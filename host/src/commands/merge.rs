@@ -126,9 +126,10 @@ pub(super) fn report_runs(
     if let Some(id) = &output.run_id {
         command.extend(["--run-id".to_owned(), id.clone()]);
     }
-    if let Some(dir) = &output.model_dir {
+    if let Some(dir) = &output.local_model.model_dir {
         command.extend(["--model-dir".to_owned(), dir.display().to_string()]);
     }
+    command.extend(["--embed-backend".to_owned(), output.local_model.embed_backend.name().to_owned()]);
     command.push("--".to_owned());
     command.extend(first.manifest.arguments.raw.iter().cloned());
     let Command::Run(run_args) = Cli::try_parse_from(&command).context("cannot rebuild the shards' command")?.command

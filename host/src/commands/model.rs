@@ -1,13 +1,27 @@
-//! `host model`: where the local embedding model is, fetching it when it is nowhere.
+//! `host model`: where the local embedding model is and what runs it, fetching what is missing
+//! (the weights, and ONNX Runtime's library unless `--embed-backend candle`).
 
-use crate::capabilities::embed::model;
+use std::sync::Arc;
+
+use crate::capabilities::embed::{LocalEmbedder, model};
 use crate::cli::ModelArgs;
 
 use super::Outcome;
 
 pub fn model(args: &ModelArgs) -> anyhow::Result<Outcome> {
-    let located = model::locate(args.model_dir.as_deref(), &crate::project::cache_root(), &|line| eprintln!("{line}"))?;
-    eprintln!("{} ({}) from {}", model::MODEL_ID, located.source, located.path.display());
-    println!("{}", located.path.display());
+    let local = LocalEmbedder::new(
+        args.local_model.model_dir.clone(),
+        args.local_model.embed_backend,
+        crate::project::cache_root(),
+        Arc::new(|line: &str| eprintln!("{line}")),
+    );
+    local.model()?;
+    let Some(record) = local.record() else { anyhow::bail!("the model loaded but left no record") };
+    eprintln!("{} ({}) from {}", model::MODEL_ID, record.source, record.path);
+    if let Some(backend) = &record.backend {
+        let library = backend.library.as_deref().map(|path| format!(", library {path}")).unwrap_or_default();
+        eprintln!("runs on {} {} with {} threads{library}", backend.name, backend.version, backend.threads);
+    }
+    println!("{}", record.path);
     Ok(Outcome::Success)
 }

@@ -132,7 +132,7 @@ fn execute(
         console: &console,
         files: files.clone(),
         llm: &llm_settings,
-        model_dir: args.model_dir.clone(),
+        local_model: args.local_model.clone(),
         runtime: runtime.handle().clone(),
         project_root: project.root.clone(),
         scenario_path: scenario_path.clone(),

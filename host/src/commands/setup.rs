@@ -33,8 +33,8 @@ pub struct Ingredients<'a> {
     pub console: &'a Arc<Console>,
     pub files: Arc<SandboxFiles>,
     pub llm: &'a LlmSettings,
-    /// `--model-dir` / `HOST_MODEL_DIR`: where the local embedding model is, if not found otherwise.
-    pub model_dir: Option<PathBuf>,
+    /// `--model-dir` and `--embed-backend`: where the local embedding model is, and what runs it.
+    pub local_model: crate::cli::LocalModelArgs,
     pub runtime: tokio::runtime::Handle,
     /// Where `guests/` is looked for.
     pub project_root: PathBuf,
@@ -61,7 +61,12 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let cache = crate::project::cache_root();
     let local = match &parts.local_embedder {
         Some(loaded) => loaded.clone(),
-        None => Arc::new(LocalEmbedder::new(parts.model_dir.clone(), cache.clone(), notify)),
+        None => Arc::new(LocalEmbedder::new(
+            parts.local_model.model_dir.clone(),
+            parts.local_model.embed_backend,
+            cache.clone(),
+            notify,
+        )),
     };
     let embed =
         Arc::new(EmbedRouter::new(local, RemoteConfig::from_env(), cache.join("embeddings"), log.clone(), client));
@@ -185,7 +190,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         console: &console,
         files: files.clone(),
         llm: &llm,
-        model_dir: None,
+        local_model: Default::default(),
         runtime: runtime.handle().clone(),
         project_root: root.to_path_buf(),
         scenario_path: None,

@@ -89,14 +89,14 @@ impl Embedder for CachedEmbedder {
         self.inner.model_id()
     }
 
-    async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError> {
+    async fn embed(&self, texts: Vec<String>, batch: Option<usize>) -> Result<Embeddings, EmbedError> {
         let paths: Vec<PathBuf> = texts.iter().map(|text| self.path(text)).collect();
         let mut vectors: Vec<Option<Vec<f32>>> = paths.iter().map(|path| self.read(path)).collect();
         let missing: Vec<usize> = (0..texts.len()).filter(|&index| vectors[index].is_none()).collect();
         let cached = texts.len() - missing.len();
         let mut dimension = vectors.iter().flatten().map(Vec::len).next().unwrap_or(0);
         if !missing.is_empty() {
-            let computed = self.inner.embed(missing.iter().map(|&index| texts[index].clone()).collect()).await?;
+            let computed = self.inner.embed(missing.iter().map(|&index| texts[index].clone()).collect(), batch).await?;
             dimension = computed.dimension;
             for (&index, vector) in missing.iter().zip(computed.vectors) {
                 if let Err(error) = crate::atomic::write(&paths[index], &encode(&vector)) {

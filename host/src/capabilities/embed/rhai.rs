@@ -48,6 +48,8 @@ fn run(context: &NativeCallContext, router: &EmbedRouter, runtime: &Handle, requ
 struct TextsOptions {
     #[serde(default)]
     model: Option<String>,
+    #[serde(default)]
+    batch: Option<usize>,
 }
 
 pub fn module(router: Arc<EmbedRouter>, runtime: Handle) -> Module {
@@ -78,7 +80,7 @@ PyPI, on first use.
 Example: `let vectors = embed::texts(chunks.map(|c| c.text));`",
     )
     .set_into_module(&mut module, move |context: NativeCallContext, values: Array| -> Result<Array> {
-        let request = EmbedRequest { texts: texts(&context, values)?, model: None };
+        let request = EmbedRequest { texts: texts(&context, values)?, ..Default::default() };
         run(&context, &embedder, &handle, request)
     });
 
@@ -90,13 +92,20 @@ Example: `let vectors = embed::texts(chunks.map(|c| c.text));`",
 Embeds with the model `options.model` names: `local` (the default), `remote` (the
 OpenAI-compatible endpoint's `OC_EMBED_MODEL`) or `openai:<model>`. The endpoint is
 `OC_EMBED_BASE_URL` / `OC_EMBED_API_KEY`, falling back to `LLM_BASE_URL` / `LLM_API_KEY`.
-Example: `let vectors = embed::texts(texts, #{ model: \"openai:text-embedding-3-small\" });`",
+`options.batch`: texts per forward pass of the local model (default 16, measured fastest on
+2 cores; texts are sorted by length first, so a batch pads little), or per request to an
+endpoint (at most 100). Batching changes speed only, not vectors beyond float rounding.
+Example: `let vectors = embed::texts(texts, #{ model: \"openai:text-embedding-3-small\", batch: 50 });`",
     )
     .set_into_module(
         &mut module,
         move |context: NativeCallContext, values: Array, options: Map| -> Result<Array> {
             let options: TextsOptions = script_options(&context, "embed::texts", options)?;
-            let request = EmbedRequest { texts: texts(&context, values)?, model: options.model };
+            if options.batch == Some(0) {
+                let message = "embed::texts: `batch` must be at least 1";
+                return Err(Box::new(EvalAltResult::ErrorRuntime(message.into(), context.call_position())));
+            }
+            let request = EmbedRequest { texts: texts(&context, values)?, model: options.model, batch: options.batch };
             run(&context, &embedder, &handle, request)
         },
     );
@@ -110,7 +119,7 @@ Embeds one text with the local model.
 Example: `let query = embed::text(prompt.prompt);`",
     )
     .set_into_module(&mut module, move |context: NativeCallContext, text: &str| -> Result<Dynamic> {
-        let request = EmbedRequest { texts: vec![text.to_string()], model: None };
+        let request = EmbedRequest { texts: vec![text.to_string()], ..Default::default() };
         Ok(run(&context, &embedder, &handle, request)?.into_iter().next().unwrap_or_default())
     });
 

@@ -1,8 +1,9 @@
-//! Reading safetensors weights straight into tensors: each tensor is allocated once and read
-//! from the file into place. Reading the whole file and letting candle copy each tensor out of
+//! Reading safetensors weights straight into arrays: each tensor is allocated once and read from
+//! the file into place, for either backend to take over (candle wraps them, ONNX Runtime copies
+//! them into its initializers). Reading the whole file and letting candle copy each tensor out of
 //! it touched every byte twice (about 190 ms for all-MiniLM-L6-v2's 90 MB in the dev build,
 //! against about 90 ms this way, most of it the first touch of fresh memory); memory-mapping
-//! would need `unsafe`, which this crate has none of, and candle would still copy out of the map.
+//! would need `unsafe`, which this crate keeps for guest memory.
 //!
 //! Handles the dtypes the model ships (`F32`, and `I64` for position ids); a file with others
 //! is read by candle's own loader instead (`None`).
@@ -11,7 +12,6 @@ use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use candle_core::{Device, Tensor};
 use serde_json::Value;
 
 /// The most header bytes believed: the model's is 11 KB.
@@ -25,18 +25,32 @@ struct Entry {
     end: u64,
 }
 
+/// One tensor's values, row-major, with its shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Array {
+    pub shape: Vec<usize>,
+    pub values: Values,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    F32(Vec<f32>),
+    I64(Vec<i64>),
+}
+
+impl Array {
+    /// The values of an `F32` tensor of exactly `shape`, or an error naming the tensor.
+    pub fn floats(&self, name: &str, shape: &[usize]) -> Result<&[f32], String> {
+        match &self.values {
+            Values::F32(values) if self.shape == shape => Ok(values),
+            Values::F32(_) => Err(format!("tensor `{name}` has shape {:?}, expected {shape:?}", self.shape)),
+            Values::I64(_) => Err(format!("tensor `{name}` holds integers, expected floats")),
+        }
+    }
+}
+
 /// The tensors of the safetensors file at `path`, or `None` when one has a dtype not read here.
-///
-/// A 2-D `F32` tensor that `transposed(name)` selects is stored transposed and handed out as a
-/// transposed view, so it has its shape and values but the memory layout of its transpose. For a
-/// linear layer's weight that is the layout its matrix product reads without repacking: gemm
-/// copied every weight matrix on every forward pass otherwise, which made embedding one short
-/// text cost about as much as embedding sixteen.
-pub fn load(
-    path: &Path,
-    device: &Device,
-    transposed: &dyn Fn(&str) -> bool,
-) -> Result<Option<HashMap<String, Tensor>>, String> {
+pub fn read(path: &Path) -> Result<Option<HashMap<String, Array>>, String> {
     let mut file = std::fs::File::open(path).map_err(|error| error.to_string())?;
     let mut length = [0u8; 8];
     file.read_exact(&mut length).map_err(|error| format!("cannot read the header's length: {error}"))?;
@@ -61,8 +75,7 @@ pub fn load(
     entries.sort_by_key(|entry| entry.start);
     let data_start = 8 + header_bytes;
     let file_bytes = file.metadata().map_err(|error| error.to_string())?.len();
-    let mut tensors = HashMap::with_capacity(entries.len());
-    let mut scratch = Vec::new();
+    let mut arrays = HashMap::with_capacity(entries.len());
     for entry in entries {
         // Checked before anything is allocated, so a damaged header cannot ask for any amount.
         let width = if entry.dtype == "F32" { 4 } else { 8 };
@@ -81,44 +94,26 @@ pub fn load(
         let count = count.unwrap_or_default();
         file.seek(SeekFrom::Start(data_start + entry.start)).map_err(|error| error.to_string())?;
         let short = |error: std::io::Error| format!("cannot read tensor `{}`: {error}", entry.name);
-        let tensor = if entry.dtype == "F32" {
-            let mut read_f32 = |data: &mut Vec<f32>| -> Result<(), String> {
-                data.resize(count, 0.0);
-                file.read_exact(bytemuck::cast_slice_mut(data)).map_err(short)?;
-                data.iter_mut().for_each(|value| *value = f32::from_bits(u32::from_le(value.to_bits())));
-                Ok(())
-            };
-            match entry.shape[..] {
-                [rows, columns] if transposed(&entry.name) => {
-                    // Read into a buffer reused across tensors (its pages are already there),
-                    // then transposed into the tensor's own.
-                    read_f32(&mut scratch)?;
-                    Tensor::from_vec(transpose(&scratch, rows, columns), (columns, rows), device)
-                        .and_then(|stored| stored.t())
-                }
-                _ => {
-                    let mut data = Vec::new();
-                    read_f32(&mut data)?;
-                    Tensor::from_vec(data, entry.shape, device)
-                }
-            }
+        let values = if entry.dtype == "F32" {
+            let mut data = vec![0f32; count];
+            file.read_exact(bytemuck::cast_slice_mut(&mut data)).map_err(short)?;
+            data.iter_mut().for_each(|value| *value = f32::from_bits(u32::from_le(value.to_bits())));
+            Values::F32(data)
         } else {
             let mut data = vec![0i64; count];
             file.read_exact(bytemuck::cast_slice_mut(&mut data)).map_err(short)?;
             data.iter_mut().for_each(|value| *value = i64::from_le(*value));
-            Tensor::from_vec(data, entry.shape, device)
+            Values::I64(data)
         };
-        tensors.insert(entry.name, tensor.map_err(|error| error.to_string())?);
+        arrays.insert(entry.name, Array { shape: entry.shape, values });
     }
-    Ok(Some(tensors))
+    Ok(Some(arrays))
 }
 
-/// `data`, a `rows × columns` row-major matrix, transposed; in square tiles, so that both sides
-/// stay in cache.
-fn transpose(data: &[f32], rows: usize, columns: usize) -> Vec<f32> {
+/// `data`, a `rows × columns` row-major matrix, transposed into `out` (`columns × rows`); in
+/// square tiles, so that both sides stay in cache.
+pub fn transpose_into(data: &[f32], rows: usize, columns: usize, out: &mut [f32]) {
     const TILE: usize = 32;
-    let mut out = Vec::with_capacity(data.len());
-    out.resize(data.len(), 0.0);
     for row_start in (0..rows).step_by(TILE) {
         for column_start in (0..columns).step_by(TILE) {
             for row in row_start..(row_start + TILE).min(rows) {
@@ -128,7 +123,6 @@ fn transpose(data: &[f32], rows: usize, columns: usize) -> Vec<f32> {
             }
         }
     }
-    out
 }
 
 fn entry(name: String, info: &Value) -> Result<Entry, String> {
@@ -177,38 +171,40 @@ mod tests {
         let floats: Vec<u8> = [1.5f32, -2.0, 0.25, 8.0, 3.0, 4.5].iter().flat_map(|v| v.to_le_bytes()).collect();
         let ids: Vec<u8> = [0i64, 1, 2].iter().flat_map(|v| v.to_le_bytes()).collect();
         let path = file(&[("ids", "I64", vec![1, 3], ids), ("w", "F32", vec![2, 3], floats)]);
-        let tensors = load(path.path(), &Device::Cpu, &|_| false).unwrap().unwrap();
-        assert_eq!(tensors["w"].to_vec2::<f32>().unwrap(), [[1.5, -2.0, 0.25], [8.0, 3.0, 4.5]]);
-        assert_eq!(tensors["ids"].to_vec2::<i64>().unwrap(), [[0, 1, 2]]);
+        let arrays = read(path.path()).unwrap().unwrap();
+        assert_eq!(arrays["w"], Array { shape: vec![2, 3], values: Values::F32(vec![1.5, -2.0, 0.25, 8.0, 3.0, 4.5]) });
+        assert_eq!(arrays["ids"], Array { shape: vec![1, 3], values: Values::I64(vec![0, 1, 2]) });
+        assert_eq!(arrays["w"].floats("w", &[2, 3]).unwrap()[3], 8.0);
+        assert!(arrays["w"].floats("w", &[3, 2]).unwrap_err().contains("has shape [2, 3], expected [3, 2]"));
     }
 
     #[test]
-    fn a_transposed_tensor_keeps_its_shape_and_values_with_its_transpose_s_layout() {
-        let floats: Vec<u8> = [1.5f32, -2.0, 0.25, 8.0, 3.0, 4.5].iter().flat_map(|v| v.to_le_bytes()).collect();
-        let path = file(&[("layer.weight", "F32", vec![2, 3], floats)]);
-        let tensors = load(path.path(), &Device::Cpu, &|name| name.ends_with(".weight")).unwrap().unwrap();
-        let weight = &tensors["layer.weight"];
-        assert_eq!(weight.dims(), [2, 3]);
-        assert_eq!(weight.to_vec2::<f32>().unwrap(), [[1.5, -2.0, 0.25], [8.0, 3.0, 4.5]]);
-        assert!(!weight.is_contiguous() && weight.t().unwrap().is_contiguous(), "stored as its transpose");
+    fn a_transpose_swaps_rows_and_columns_across_tile_edges() {
+        let (rows, columns) = (33, 70);
+        let data: Vec<f32> = (0..rows * columns).map(|value| value as f32).collect();
+        let mut out = vec![0.0; data.len()];
+        transpose_into(&data, rows, columns, &mut out);
+        for (row, column) in [(0, 0), (32, 69), (5, 40), (32, 0)] {
+            assert_eq!(out[column * rows + row], data[row * columns + column]);
+        }
     }
 
     #[test]
     fn other_dtypes_are_left_to_candle() {
         let path = file(&[("h", "F16", vec![2], vec![0, 60, 0, 60])]);
-        assert!(load(path.path(), &Device::Cpu, &|_| false).unwrap().is_none());
+        assert!(read(path.path()).unwrap().is_none());
     }
 
     #[test]
     fn a_damaged_file_is_an_error_naming_what_is_wrong() {
         let path = file(&[("w", "F32", vec![3], vec![0; 8])]);
-        let error = load(path.path(), &Device::Cpu, &|_| false).unwrap_err();
+        let error = read(path.path()).unwrap_err();
         assert!(error.contains("tensor `w` has 8 bytes for shape [3]"), "{error}");
         let cut = file(&[("w", "F32", vec![2], vec![0; 8])]);
         let bytes = std::fs::read(cut.path()).unwrap();
         std::fs::write(cut.path(), &bytes[..bytes.len() - 3]).unwrap();
-        assert!(load(cut.path(), &Device::Cpu, &|_| false).unwrap_err().contains("cannot read tensor `w`"));
+        assert!(read(cut.path()).unwrap_err().contains("cannot read tensor `w`"));
         std::fs::write(cut.path(), u64::MAX.to_le_bytes()).unwrap();
-        assert!(load(cut.path(), &Device::Cpu, &|_| false).unwrap_err().contains("the header claims"));
+        assert!(read(cut.path()).unwrap_err().contains("the header claims"));
     }
 }

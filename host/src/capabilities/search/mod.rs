@@ -98,7 +98,7 @@ impl LocalSearch {
     }
 
     fn embed(&self, texts: Vec<String>, model: &str) -> Result<Vec<Vec<f32>>, SearchError> {
-        let request = EmbedRequest { texts, model: Some(model.to_string()) };
+        let request = EmbedRequest { texts, model: Some(model.to_string()), batch: None };
         Ok(self.runtime.block_on(self.embed.embed(request))?.vectors)
     }
 }
