@@ -90,7 +90,7 @@ struct Builder<'a> {
     nodes: usize,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// Adds a node with one output, named after the node; returns that name.
     fn node(
         &mut self,
@@ -107,9 +107,11 @@ impl Builder<'_> {
         Ok(output.to_string())
     }
 
-    /// The values of the weight `name`, checked to have `shape`.
-    fn array(&self, name: &str, shape: &[usize]) -> Result<&[f32], String> {
-        self.arrays.get(name).ok_or_else(|| format!("the weights lack tensor `{name}`"))?.floats(name, shape)
+    /// The values of the weight `name`, checked to have `shape` (borrowed from the weights, not
+    /// from the builder, so an initializer can be filled from them).
+    fn array(&self, name: &str, shape: &[usize]) -> Result<&'a [f32], String> {
+        let arrays: &'a HashMap<String, Array> = self.arrays;
+        arrays.get(name).ok_or_else(|| format!("the weights lack tensor `{name}`"))?.floats(name, shape)
     }
 
     /// Adds an initializer of `shape` whose values `fill` writes; returns its name.
@@ -122,14 +124,14 @@ impl Builder<'_> {
 
     /// A copy of the weight `name` as an initializer.
     fn copied(&mut self, name: &str, shape: &[usize]) -> Result<String, String> {
-        let values = self.array(name, shape)?.to_vec();
-        self.initializer(name, shape, |out| out.copy_from_slice(&values))
+        let values = self.array(name, shape)?;
+        self.initializer(name, shape, |out| out.copy_from_slice(values))
     }
 
     /// A linear layer's `[out, in]` weight as the `[in, out]` matrix `MatMul` multiplies by.
     fn transposed(&mut self, name: &str, out: usize, input: usize) -> Result<String, String> {
-        let values = self.array(name, &[out, input])?.to_vec();
-        self.initializer(&format!("{name}.t"), &[input, out], |stored| transpose_into(&values, out, input, stored))
+        let values = self.array(name, &[out, input])?;
+        self.initializer(&format!("{name}.t"), &[input, out], |stored| transpose_into(values, out, input, stored))
     }
 
     fn embeddings(&mut self, config: &Config) -> Result<String, String> {
@@ -138,11 +140,11 @@ impl Builder<'_> {
         let words = self.copied("embeddings.word_embeddings.weight", &[config.vocab_size, hidden])?;
         // Every token has type 0, so its type embedding is added to each position's.
         let types = self.array("embeddings.token_type_embeddings.weight", &[config.type_vocab_size.max(1), hidden])?;
-        let type_zero = types[..hidden].to_vec();
-        let position_table = self.array("embeddings.position_embeddings.weight", &[positions, hidden])?.to_vec();
+        let type_zero = &types[..hidden];
+        let position_table = self.array("embeddings.position_embeddings.weight", &[positions, hidden])?;
         let position = self.initializer("embeddings.position_and_type", &[positions, hidden], |out| {
             for (out, table) in out.chunks_exact_mut(hidden).zip(position_table.chunks_exact(hidden)) {
-                out.iter_mut().zip(table).zip(&type_zero).for_each(|((out, p), t)| *out = p + t);
+                out.iter_mut().zip(table).zip(type_zero).for_each(|((out, p), t)| *out = p + t);
             }
         })?;
         let gamma = self.copied("embeddings.LayerNorm.weight", &[hidden])?;
