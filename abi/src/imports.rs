@@ -6,6 +6,7 @@
 //! Strings keep the language's own module syntax (`next/cache`, `a.b`, `std::collections`), appear
 //! in source order, and each appears once.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
@@ -13,13 +14,17 @@ use serde::{Deserialize, Serialize};
 /// The name of the function every language strategy exports.
 pub const EXTRACT_IMPORTS: &str = "extract_imports";
 
-/// A source file: what `extract_imports` takes.
+/// A source file: what `extract_imports` takes. Both fields borrow from the call's input where
+/// they can (in a guest, `content` arrives as raw text and is never copied), and own a copy
+/// where they must (a JSON string with escapes); either way they read as `&str`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Source {
+pub struct Source<'a> {
     /// As the caller knows it; strategies may use the extension (`.tsx`), never the file system.
-    pub path: String,
-    pub content: String,
+    #[serde(borrow)]
+    pub path: Cow<'a, str>,
+    #[serde(borrow)]
+    pub content: Cow<'a, str>,
 }
 
 /// What `extract_imports` answers.
@@ -31,25 +36,35 @@ pub struct Imports {
     pub imports: Vec<String>,
 }
 
-/// Collects import strings in first-seen order without repeats.
+/// Collects import strings in first-seen order without repeats. A repeat costs a lookup and no
+/// allocation: a file may import the same thing many times, and a strategy calls this for each.
 #[derive(Debug, Default, Clone)]
 pub struct ImportList {
     imports: Vec<String>,
     seen: BTreeSet<String>,
+    /// Where `push_named` writes `module.name` before looking it up.
+    scratch: String,
 }
 
 impl ImportList {
-    pub fn push(&mut self, import: impl Into<String>) {
-        let import = import.into();
-        if !import.is_empty() && self.seen.insert(import.clone()) {
-            self.imports.push(import);
+    pub fn push(&mut self, import: impl AsRef<str>) {
+        let import = import.as_ref();
+        if !import.is_empty() && !self.seen.contains(import) {
+            self.seen.insert(import.to_owned());
+            self.imports.push(import.to_owned());
         }
     }
 
     /// `module.name`, or `module` when `name` is `None`.
     pub fn push_named(&mut self, module: &str, name: Option<&str>) {
         match name {
-            Some(name) if !name.is_empty() => self.push(format!("{module}.{name}")),
+            Some(name) if !name.is_empty() => {
+                let mut qualified = std::mem::take(&mut self.scratch);
+                qualified.clear();
+                qualified.extend([module, ".", name]);
+                self.push(&qualified);
+                self.scratch = qualified;
+            }
             _ => self.push(module),
         }
     }
@@ -70,6 +85,14 @@ impl ImportList {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_borrows_its_text_from_json_without_escapes_and_copies_it_otherwise() {
+        let plain: Source<'_> = serde_json::from_str(r#"{"path":"a.ts","content":"import 'x'"}"#).unwrap();
+        assert!(matches!(plain.content, Cow::Borrowed("import 'x'")));
+        let escaped: Source<'_> = serde_json::from_str(r#"{"path":"a.ts","content":"a\nb"}"#).unwrap();
+        assert!(matches!(escaped.content, Cow::Owned(ref text) if text == "a\nb"));
+    }
 
     #[test]
     fn an_import_list_keeps_first_seen_order_and_drops_repeats() {

@@ -1,15 +1,22 @@
 //! The contract between the host and its guest modules, shared by both sides so that neither can
 //! drift: the ABI version, the names of exports and imports, and the JSON types that cross.
 //!
-//! A guest is a WASI preview 1 core module. Every value crossing the boundary is UTF-8 JSON in
-//! guest memory, passed as a pointer and a length:
+//! A guest is a WASI preview 1 core module. Values cross the boundary as UTF-8 JSON in guest
+//! memory, passed as a pointer and a length, with one exception for bulk text (below):
 //!
 //! - the guest exports [`ABI_VERSION_EXPORT`], [`ALLOC_EXPORT`] and [`FREE_EXPORT`], and one
 //!   function per callable, named [`FUNCTION_PREFIX`] + its name, of type
-//!   `(ptr: i32, len: i32) -> i64`;
+//!   `(ptr: i32, json_len: i32, raw_len: i32) -> i64`;
 //! - the host writes the input into memory it obtained from [`ALLOC_EXPORT`], calls the
 //!   function, which owns and frees the input, and reads the [`Reply`] it returns, packed as
 //!   `ptr << 32 | len`; the host then frees it with [`FREE_EXPORT`];
+//! - the input is `json_len` bytes of JSON followed by `raw_len` bytes of raw UTF-8: when the
+//!   input is an object whose [`RAW_FIELD`] is a string, that string travels as the raw bytes
+//!   and the JSON leaves the field out; otherwise `raw_len` is [`NO_RAW`] and the JSON is the
+//!   whole input. The guest puts the field back before decoding, so a guest function sees the
+//!   same input either way, and can borrow the text instead of unescaping a copy of it. (Source
+//!   files are most of what crosses; as JSON, escaping and unescaping them cost more than
+//!   scanning them.) The region the guest owns is `json_len + max(raw_len, 0)` bytes;
 //! - capabilities are import modules `host:<capability>`, each with one function [`CALL_IMPORT`]
 //!   of type `(op_ptr: i32, op_len: i32, in_ptr: i32, in_len: i32) -> i64`, answering a
 //!   [`Reply`] in memory the host allocated through [`ALLOC_EXPORT`] and the guest frees.
@@ -22,7 +29,9 @@ pub mod markdown;
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a change to this contract would make an old guest misbehave on a new host.
-pub const ABI_VERSION: u32 = 1;
+/// Version 2 added the raw-text part of a callable's input (a third parameter), so the host
+/// refuses version 1 guests instead of calling them with the wrong arity.
+pub const ABI_VERSION: u32 = 2;
 
 /// `() -> i32`: the ABI version the guest was built against.
 pub const ABI_VERSION_EXPORT: &str = "guest_abi_version";
@@ -32,6 +41,10 @@ pub const ALLOC_EXPORT: &str = "guest_alloc";
 pub const FREE_EXPORT: &str = "guest_free";
 /// Prefix of every callable export: `guest:extract_imports` is called as `extract_imports`.
 pub const FUNCTION_PREFIX: &str = "guest:";
+/// The input field that crosses as raw UTF-8 after the JSON, when it is a string.
+pub const RAW_FIELD: &str = "content";
+/// `raw_len` of an input that is all JSON.
+pub const NO_RAW: i32 = -1;
 
 /// Prefix of every capability import module: `host:log`, `host:embed`, `host:llm`.
 pub const IMPORT_MODULE_PREFIX: &str = "host:";

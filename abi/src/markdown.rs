@@ -5,6 +5,7 @@
 //! Sections come in document order, one per ATX heading `#` to `####` (an `#####` or `######`
 //! line is content), and one for the text before the first heading when that text is not blank.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -12,13 +13,16 @@ use serde::{Deserialize, Serialize};
 /// The name of the function markdown guests export.
 pub const PARSE_MARKDOWN: &str = "parse_markdown";
 
-/// A markdown file: what `parse_markdown` takes.
+/// A markdown file: what `parse_markdown` takes; borrowed where it can be, like
+/// [`crate::imports::Source`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Document {
+pub struct Document<'a> {
     /// As the caller knows it; the parse does not depend on it.
-    pub path: String,
-    pub content: String,
+    #[serde(borrow)]
+    pub path: Cow<'a, str>,
+    #[serde(borrow)]
+    pub content: Cow<'a, str>,
 }
 
 /// What `parse_markdown` answers.

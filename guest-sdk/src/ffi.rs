@@ -9,8 +9,9 @@
 use std::alloc::Layout;
 
 use abi::{Failure, Reply};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::input::Input;
 
 /// `guest_alloc`: `len` bytes for the host to write into; 0 when memory is exhausted.
 pub fn alloc(len: u32) -> u32 {
@@ -51,21 +52,32 @@ fn leak(bytes: Vec<u8>) -> u64 {
     abi::pack(ptr, len)
 }
 
-/// Runs an exported function: decodes its input, encodes its reply.
-pub fn call<I, O, E, F>(ptr: u32, len: u32, function: F) -> u64
+/// Takes ownership of a function's input: `json_len` bytes of JSON at `ptr`, then `raw_len`
+/// bytes of raw `content`, or none when `raw_len` is negative (`abi::NO_RAW`).
+pub fn take_input(ptr: u32, json_len: u32, raw_len: i32) -> Input {
+    let raw = u32::try_from(raw_len).ok();
+    match json_len.checked_add(raw.unwrap_or(0)) {
+        Some(total) => Input::new(take(ptr, total), json_len as usize, raw.is_some()),
+        // No host allocates more than the 4 GiB of a 32-bit memory; leave such a region alone
+        // rather than free it with the wrong length, and let the empty input fail to decode.
+        None => Input::new(Vec::new(), 0, false),
+    }
+}
+
+/// Runs an exported function on its input: decodes it, encodes the reply and leaks it for the
+/// host. The input's bytes outlive the call, so the input type may borrow from them.
+pub fn call<'a, I, O, E, F>(input: &'a Input, function: F) -> u64
 where
-    I: DeserializeOwned,
+    I: Deserialize<'a>,
     O: Serialize,
     E: Into<Failure>,
     F: FnOnce(I) -> Result<O, E>,
 {
     install_panic_hook();
-    let input = take(ptr, len);
-    let reply: Reply<O> = match serde_json::from_slice::<I>(&input) {
+    let reply: Reply<O> = match input.decode::<I>() {
         Ok(input) => function(input).map_err(Into::into).into(),
-        Err(error) => Reply::Error(Failure::invalid_input(format!("input did not decode: {error}"))),
+        Err(failure) => Reply::Error(failure),
     };
-    drop(input);
     let bytes = serde_json::to_vec(&reply).unwrap_or_else(|error| {
         let failure: Reply<()> = Reply::Error(Failure::failed(format!("output did not encode: {error}")));
         serde_json::to_vec(&failure).unwrap_or_default()

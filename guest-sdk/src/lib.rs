@@ -5,6 +5,15 @@
 //! input and returns `Result<Output, Failure>`; the host passes JSON in and gets JSON out, and a
 //! `Failure` reaches the caller as a value (a catchable script error), not a crash.
 //!
+//! Bulk text is the exception to JSON: when the input is an object with a string `content`
+//! field (a source file, a document), the host writes that text into the guest's memory as
+//! raw UTF-8, and the SDK checks it is UTF-8 once and hands it to the input type as the field
+//! `content`. Declare the field as `Cow<'a, str>` with `#[serde(borrow)]`, as
+//! [`imports::Source`] does, and the function reads the text where the host wrote it, with no
+//! copy; a `String` field works too, at the cost of one copy. (A `&'a str` field borrows as
+//! well, but refuses the same text sent as a JSON string with escapes.) Nothing else changes for
+//! the guest: the same input sent as plain JSON decodes to the same value.
+//!
 //! A guest never starts a program or makes a directory: the host's `proc` and `workspace`
 //! capabilities are for scripts only, and no grant gives them to a guest.
 //!
@@ -33,7 +42,8 @@
 //!
 //! guest_sdk::export!(extract_imports);
 //!
-//! pub fn extract_imports(source: Source) -> Result<Imports, Failure> {
+//! /// `source.content` borrows the file's text from the host's raw transfer.
+//! pub fn extract_imports(source: Source<'_>) -> Result<Imports, Failure> {
 //!     let mut imports = ImportList::default();
 //!     for line in source.content.lines() {
 //!         if let Some(path) = line.trim().strip_prefix("import ") {
@@ -61,6 +71,7 @@
 //! All of the SDK's `unsafe` code is in one file, `ffi.rs`.
 
 mod ffi;
+mod input;
 #[cfg(not(target_family = "wasm"))]
 pub mod testing;
 
@@ -71,10 +82,11 @@ pub use abi::{ABI_VERSION, Chat, ChatMessage, Failure, FailureKind};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// Exports functions `fn(Input) -> Result<Output, E>` (with `Input: Deserialize`,
-/// `Output: Serialize`, `E: Into<Failure>`) under their own names, together with the ABI
-/// exports the host needs. Invoke it once per crate, listing every function. On targets other
-/// than wasm it expands to nothing, so the crate still builds natively.
+/// Exports functions `fn(Input) -> Result<Output, E>` (with `Input: Deserialize`, which may
+/// borrow from the call's input, `Output: Serialize`, `E: Into<Failure>`) under their own
+/// names, together with the ABI exports the host needs. Invoke it once per crate, listing every
+/// function. On targets other than wasm it expands to nothing, so the crate still builds
+/// natively.
 #[macro_export]
 macro_rules! export {
     ($($function:ident),+ $(,)?) => {
@@ -100,8 +112,10 @@ macro_rules! export {
             $(
                 mod $function {
                     #[unsafe(export_name = concat!("guest:", stringify!($function)))]
-                    extern "C" fn call(ptr: u32, len: u32) -> u64 {
-                        $crate::__private::call(ptr, len, super::super::$function)
+                    extern "C" fn call(ptr: u32, json_len: u32, raw_len: i32) -> u64 {
+                        // Held here so that the function's input may borrow from it.
+                        let input = $crate::__private::take_input(ptr, json_len, raw_len);
+                        $crate::__private::call(&input, super::super::$function)
                     }
                 }
             )+
@@ -111,7 +125,7 @@ macro_rules! export {
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::ffi::{alloc, call, free};
+    pub use crate::ffi::{alloc, call, free, take_input};
 }
 
 /// Calls operation `op` of a host capability with a serde input.

@@ -25,7 +25,7 @@ pub fn corpus_files(folder: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// Runs `extract` on every corpus file in `folder` and compares with its `<file>.json`, which
 /// must also be pretty-printed with two-space indentation (so hand edits stay reviewable).
 /// Answers how many files were checked, or a report of every problem found.
-pub fn check_corpus(folder: &Path, extract: impl Fn(Source) -> Result<Imports, Failure>) -> Result<usize, String> {
+pub fn check_corpus(folder: &Path, extract: impl Fn(Source<'_>) -> Result<Imports, Failure>) -> Result<usize, String> {
     let files = corpus_files(folder).map_err(|error| format!("cannot list `{}`: {error}", folder.display()))?;
     let problems: Vec<String> = files.iter().filter_map(|file| check_file(file, &extract).err()).collect();
     if problems.is_empty() {
@@ -35,7 +35,7 @@ pub fn check_corpus(folder: &Path, extract: impl Fn(Source) -> Result<Imports, F
     }
 }
 
-fn check_file(file: &Path, extract: &impl Fn(Source) -> Result<Imports, Failure>) -> Result<(), String> {
+fn check_file(file: &Path, extract: &impl Fn(Source<'_>) -> Result<Imports, Failure>) -> Result<(), String> {
     let name = file.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
     let content = std::fs::read_to_string(file).map_err(|error| format!("{name}: {error}"))?;
     let expected_path = file.with_file_name(format!("{name}.json"));
@@ -46,7 +46,7 @@ fn check_file(file: &Path, extract: &impl Fn(Source) -> Result<Imports, Failure>
     if serde_json::to_string_pretty(&expected).ok().as_deref() != Some(text.trim_end()) {
         return Err(format!("{name}.json is not pretty-printed with two-space indentation"));
     }
-    let actual = extract(Source { path: name.clone(), content })
+    let actual = extract(Source { path: name.as_str().into(), content: content.into() })
         .map_err(|failure| format!("{name}: extract_imports failed: {failure}"))?;
     if actual != expected {
         return Err(format!(

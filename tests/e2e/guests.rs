@@ -133,7 +133,7 @@ fn hostile_guests_are_stopped_or_refused_and_the_host_keeps_serving() {
     );
     assert_eq!(echo["output"], json!({ "still": "serving" }));
     assert!(error_of(fuel).contains("`spin` ran out of fuel (1000000 units)"), "{fuel}");
-    assert!(error_of(abi).contains("speaks ABI version 99, this host speaks 1"), "{abi}");
+    assert!(error_of(abi).contains("speaks ABI version 99, this host speaks 2"), "{abi}");
     let ungranted = error_of(ungranted);
     assert!(ungranted.contains("imports `host:llm`, which is not granted to it"), "{ungranted}");
     assert!(ungranted.contains("add \"llm\" to `capabilities` under [grants]"), "{ungranted}");

@@ -18,6 +18,6 @@ guest_sdk::export!(parse_markdown);
 
 /// The frontmatter and sections of `document`. Never fails: whatever is not recognised is
 /// content, so any text has a parse.
-pub fn parse_markdown(document: Document) -> Result<Parsed, Failure> {
+pub fn parse_markdown(document: Document<'_>) -> Result<Parsed, Failure> {
     Ok(document::parse(&document.content))
 }

@@ -37,7 +37,7 @@ fn check_file(file: &Path) -> Result<(), String> {
     if serde_json::to_string_pretty(&expected).ok().as_deref() != Some(text.trim_end()) {
         return Err(format!("{name}.json is not pretty-printed with two-space indentation"));
     }
-    let actual = doc_markdown::parse_markdown(Document { path: name.clone(), content })
+    let actual = doc_markdown::parse_markdown(Document { path: name.as_str().into(), content: content.into() })
         .map_err(|failure| format!("{name}: parse_markdown failed: {failure}"))?;
     if actual != expected {
         let actual = serde_json::to_string_pretty(&actual).unwrap_or_else(|error| error.to_string());

@@ -32,7 +32,7 @@ fn go_like_text() -> impl Strategy<Value = String> {
 }
 
 fn scan(content: String) -> Vec<String> {
-    let source = Source { path: "fuzz.go".into(), content };
+    let source = Source { path: "fuzz.go".into(), content: content.into() };
     lang_go::extract_imports(source).map(|imports| imports.imports).unwrap_or_default()
 }
 

@@ -9,6 +9,6 @@ use guest_sdk::imports::{Imports, Source};
 guest_sdk::export!(extract_imports);
 
 /// The imports of `source`, in source order, each once (see `abi::imports` for the format).
-pub fn extract_imports(source: Source) -> Result<Imports, Failure> {
+pub fn extract_imports(source: Source<'_>) -> Result<Imports, Failure> {
     Ok(Imports { language: scan::language(&source.path).to_string(), imports: scan::imports(&source.content) })
 }

@@ -134,7 +134,8 @@ impl<'a> Parser<'a> {
             if !self.at_name_end(parenthesised) {
                 return;
             }
-            self.found.push(qualified(module, name));
+            // `module.name`, where a relative module's trailing dot is the separator (`..x`).
+            self.found.push_named(module.strip_suffix('.').unwrap_or(module), Some(name));
             self.skip_alias();
             if !self.eat(Kind::Comma) {
                 return;
@@ -202,10 +203,6 @@ impl<'a> Parser<'a> {
 }
 
 /// `module.name`, without doubling the dot of a bare relative module: `from . import x` is `.x`.
-fn qualified(module: &str, name: &str) -> String {
-    if module.ends_with('.') { format!("{module}{name}") } else { format!("{module}.{name}") }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,7 +80,7 @@ fn python_like() -> impl Strategy<Value = String> {
 }
 
 fn extract(content: String) -> Vec<String> {
-    lang_python::extract_imports(Source { path: "fuzz.py".into(), content })
+    lang_python::extract_imports(Source { path: "fuzz.py".into(), content: content.into() })
         .expect("extract_imports never fails")
         .imports
 }

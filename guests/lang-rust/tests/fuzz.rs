@@ -34,7 +34,7 @@ fn cases() -> u32 {
 }
 
 fn extract(path: &str, content: String) -> Vec<String> {
-    lang_rust::extract_imports(Source { path: path.into(), content }).unwrap().imports
+    lang_rust::extract_imports(Source { path: path.into(), content: content.into() }).unwrap().imports
 }
 
 /// Strings of Rust-ish tokens, with arbitrary text mixed in now and then.

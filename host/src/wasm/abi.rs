@@ -1,8 +1,11 @@
 //! The only code that reads or writes guest memory. Every pointer and length a guest supplies is
-//! checked against its memory and a size limit before use; wasmtime's `Memory::read`/`write`
-//! bound every access, so a lying guest gets an error, never the host's memory.
+//! checked against its memory and a size limit before use: accesses go through wasmtime's
+//! bounded `Memory::read`/`write` or a checked `get` on the memory's slice, so a lying guest gets
+//! an error, never the host's memory.
 
 use wasmtime::{AsContextMut, Caller, Extern, Instance, Memory, Store, TypedFunc};
+
+use super::input::Input;
 
 /// A guest's ABI exports, looked up once per instance.
 #[derive(Clone)]
@@ -25,35 +28,54 @@ impl Exports {
     }
 }
 
-/// Copies `bytes` into memory the guest allocates; answers `(ptr, len)`.
-pub fn write_input<T>(store: &mut Store<T>, exports: &Exports, bytes: &[u8]) -> Result<(i32, i32), wasmtime::Error> {
-    let len = i32::try_from(bytes.len()).map_err(|_| violation("input over 2 GiB"))?;
-    let ptr = exports.alloc.call(&mut *store, len)?;
+/// Copies `input` into memory the guest allocates, JSON then raw text; answers the arguments
+/// of the call: `(ptr, json_len, raw_len)`.
+pub fn write_input<T>(
+    store: &mut Store<T>,
+    exports: &Exports,
+    input: &Input<'_>,
+) -> Result<(i32, i32, i32), wasmtime::Error> {
+    let too_big = || violation("input over 2 GiB");
+    let total = i32::try_from(input.len()).map_err(|_| too_big())?;
+    let json_len = i32::try_from(input.json.len()).map_err(|_| too_big())?;
+    let raw_len = match input.raw {
+        Some(raw) => i32::try_from(raw.len()).map_err(|_| too_big())?,
+        None => abi::NO_RAW,
+    };
+    let ptr = exports.alloc.call(&mut *store, total)?;
     if ptr == 0 {
-        return Err(violation(format!("the guest could not allocate {} bytes for the input", bytes.len())));
+        return Err(violation(format!("the guest could not allocate {total} bytes for the input")));
     }
-    exports.memory.write(&mut *store, ptr as u32 as usize, bytes).map_err(|_| bad_region("input", ptr, len))?;
-    Ok((ptr, len))
+    // The whole region is checked before anything is written, so an allocator that answers a
+    // region too short gets nothing half-written.
+    let start = ptr as u32 as usize;
+    let region = span(start, input.len())
+        .and_then(|span| exports.memory.data_mut(&mut *store).get_mut(span))
+        .ok_or_else(|| bad_region("input", ptr, total))?;
+    let (json, raw) = region.split_at_mut(input.json.len());
+    json.copy_from_slice(&input.json);
+    raw.copy_from_slice(input.raw.unwrap_or("").as_bytes());
+    Ok((ptr, json_len, raw_len))
 }
 
-/// Reads a reply the guest returned packed as `ptr << 32 | len`, then frees it in the guest.
-/// A reply over `limit` bytes is freed unread.
-pub fn take_reply<T>(
+/// Decodes a reply the guest returned packed as `ptr << 32 | len` with `decode`, straight from
+/// guest memory (no copy), then frees it in the guest. A reply over `limit` bytes is freed
+/// undecoded: `Err(its length)`.
+pub fn take_reply<T, R>(
     store: &mut Store<T>,
     exports: &Exports,
     packed: i64,
     limit: usize,
-) -> Result<Result<Vec<u8>, usize>, wasmtime::Error> {
+    decode: impl FnOnce(&[u8]) -> R,
+) -> Result<Result<R, usize>, wasmtime::Error> {
     let (ptr, len) = abi::unpack(packed as u64);
     let result = if len as usize > limit {
         Err(len as usize)
     } else {
-        let mut bytes = vec![0; len as usize];
-        exports
-            .memory
-            .read(&*store, ptr as usize, &mut bytes)
-            .map_err(|_| bad_region("reply", ptr as i32, len as i32))?;
-        Ok(bytes)
+        let bytes = span(ptr as usize, len as usize)
+            .and_then(|span| exports.memory.data(&*store).get(span))
+            .ok_or_else(|| bad_region("reply", ptr as i32, len as i32))?;
+        Ok(decode(bytes))
     };
     exports.free.call(&mut *store, (ptr as i32, len as i32))?;
     Ok(result)
@@ -94,6 +116,11 @@ fn caller_memory<T>(caller: &mut Caller<'_, T>) -> wasmtime::Result<Memory> {
         Some(Extern::Memory(memory)) => Ok(memory),
         _ => Err(violation("the guest exports no `memory`")),
     }
+}
+
+/// `len` bytes from `start`, unless the end does not fit in a `usize`.
+fn span(start: usize, len: usize) -> Option<std::ops::Range<usize>> {
+    Some(start..start.checked_add(len)?)
 }
 
 fn bad_region(what: &str, ptr: i32, len: i32) -> wasmtime::Error {

@@ -11,6 +11,7 @@ use wasmtime::{InstancePre, Module, Store, Trap};
 use super::GuestError;
 use super::abi::{self, Exports};
 use super::engine::{Engines, Metering};
+use super::input::Input;
 use super::linker::{self, DeadlineInHostCall};
 use super::manifest::{Grants, Manifest};
 use super::sandbox::{self, GuestState, Setup};
@@ -89,6 +90,7 @@ impl Guest {
             .filter_map(|export| export.name().strip_prefix(::abi::FUNCTION_PREFIX).map(str::to_string))
             .collect();
         functions.sort();
+        let miscalled = callable_with_wrong_type(&module);
         let guest = Guest {
             manifest,
             grants,
@@ -104,7 +106,11 @@ impl Guest {
             live: Mutex::new(None),
             stats: Mutex::default(),
         };
+        // After the version check, which explains an old guest's exports better.
         let live = guest.instantiate()?;
+        if let Some(detail) = miscalled {
+            return Err(GuestError::NotAGuest { name: guest.name.to_string(), detail });
+        }
         if guest.manifest.stateless {
             *guest.lock_live() = Some(live);
         }
@@ -120,21 +126,29 @@ impl Guest {
     }
 
     /// Calls `function` with `input`; a guest's reported failure and every sandbox violation come
-    /// back as [`GuestError`]s. Never panics, whatever the guest does.
+    /// back as [`GuestError`]s. Never panics, whatever the guest does. A top-level string
+    /// `content` crosses as raw text ([`Input::split`]).
     pub fn call(&self, function: &str, input: &Value) -> Result<Value, GuestError> {
-        self.call_with(function, input, false)
+        let input = Input::split(input).map_err(|error| self.bad_input(function, &error))?;
+        self.call_with(function, &input, false)
     }
 
     /// [`Guest::call`] on a fresh instance, whatever the manifest says: what a stateful guest
     /// pays on every call, and what the benchmark compares reuse against.
     pub fn call_fresh(&self, function: &str, input: &Value) -> Result<Value, GuestError> {
-        self.call_with(function, input, true)
+        let input = Input::split(input).map_err(|error| self.bad_input(function, &error))?;
+        self.call_with(function, &input, true)
     }
 
-    fn call_with(&self, function: &str, input: &Value, fresh: bool) -> Result<Value, GuestError> {
-        let bytes = serde_json::to_vec(input).map_err(|error| self.bad_reply(function, error.to_string()))?;
-        if bytes.len() > self.manifest.limits.output_bytes() {
-            return Err(self.too_large(function, "was given", bytes.len()));
+    /// [`Guest::call`] with an input already encoded, for a caller that holds the text apart from
+    /// the other fields ([`Input::with_content`]) or wants it sent as JSON ([`Input::json`]).
+    pub fn call_input(&self, function: &str, input: &Input<'_>) -> Result<Value, GuestError> {
+        self.call_with(function, input, false)
+    }
+
+    fn call_with(&self, function: &str, input: &Input<'_>, fresh: bool) -> Result<Value, GuestError> {
+        if input.len() > self.manifest.limits.output_bytes() {
+            return Err(self.too_large(function, "was given", input.len()));
         }
         let mut slot = self.lock_live();
         let reused = if fresh { None } else { slot.take() };
@@ -142,7 +156,7 @@ impl Guest {
             Some(live) => live,
             None => self.instantiate()?,
         };
-        let result = self.call_on(&mut live, function, &bytes);
+        let result = self.call_on(&mut live, function, input);
         let violated = matches!(&result, Err(error) if error.is_violation());
         if self.manifest.stateless && !violated && !fresh {
             *slot = Some(live);
@@ -154,9 +168,9 @@ impl Guest {
         result
     }
 
-    fn call_on(&self, live: &mut Live, function: &str, input: &[u8]) -> Result<Value, GuestError> {
+    fn call_on(&self, live: &mut Live, function: &str, input: &Input<'_>) -> Result<Value, GuestError> {
         let export = format!("{}{function}", ::abi::FUNCTION_PREFIX);
-        let Ok(entry) = live.instance.get_typed_func::<(i32, i32), i64>(&mut live.store, &export) else {
+        let Ok(entry) = live.instance.get_typed_func::<(i32, i32, i32), i64>(&mut live.store, &export) else {
             return Err(GuestError::NoSuchFunction {
                 name: self.name.to_string(),
                 function: function.into(),
@@ -166,14 +180,14 @@ impl Guest {
         sandbox::arm(&mut live.store, &self.manifest.limits, self.metering)
             .map_err(|error| self.trap(&live.store, function, error))?;
         let packed = abi::write_input(&mut live.store, &live.exports, input)
-            .and_then(|(ptr, len)| entry.call(&mut live.store, (ptr, len)))
+            .and_then(|arguments| entry.call(&mut live.store, arguments))
             .map_err(|error| self.trap(&live.store, function, error))?;
         let limit = live.store.data().output_limit;
-        let reply = abi::take_reply(&mut live.store, &live.exports, packed, limit)
+        let decode = |bytes: &[u8]| serde_json::from_slice::<::abi::Reply<Value>>(bytes);
+        let reply = abi::take_reply(&mut live.store, &live.exports, packed, limit, decode)
             .map_err(|error| self.trap(&live.store, function, error))?
-            .map_err(|bytes| self.too_large(function, "returned", bytes))?;
-        let reply: ::abi::Reply<Value> =
-            serde_json::from_slice(&reply).map_err(|error| self.bad_reply(function, error.to_string()))?;
+            .map_err(|bytes| self.too_large(function, "returned", bytes))?
+            .map_err(|error| self.bad_reply(function, error.to_string()))?;
         match reply {
             ::abi::Reply::Ok(value) => Ok(value),
             ::abi::Reply::Error(failure) => {
@@ -260,6 +274,10 @@ impl Guest {
         }
     }
 
+    fn bad_input(&self, function: &str, error: &serde_json::Error) -> GuestError {
+        GuestError::BadInput { name: self.name.to_string(), function: function.into(), detail: error.to_string() }
+    }
+
     fn bad_reply(&self, function: &str, detail: String) -> GuestError {
         GuestError::BadReply { name: self.name.to_string(), function: function.into(), detail }
     }
@@ -276,4 +294,23 @@ impl Guest {
     fn count(&self, update: impl FnOnce(&mut CallStats)) {
         update(&mut self.stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     }
+}
+
+/// What is wrong with the first callable export that is not `(i32, i32, i32) -> i64`, if any.
+fn callable_with_wrong_type(module: &Module) -> Option<String> {
+    use wasmtime::{ExternType, ValType};
+    module.exports().find_map(|export| {
+        export.name().strip_prefix(::abi::FUNCTION_PREFIX)?;
+        let right = match export.ty() {
+            ExternType::Func(func) => {
+                let params: Vec<ValType> = func.params().collect();
+                let results: Vec<ValType> = func.results().collect();
+                params.len() == 3
+                    && params.iter().all(|param| matches!(param, ValType::I32))
+                    && matches!(results.as_slice(), [ValType::I64])
+            }
+            _ => false,
+        };
+        (!right).then(|| format!("export `{}` is not a function of type (i32, i32, i32) -> i64", export.name()))
+    })
 }

@@ -1,5 +1,6 @@
 //! Guest modules: WebAssembly (WASI preview 1 core modules) run in a sandbox, called with JSON in
-//! and JSON out, reaching the host only through the capabilities their manifest grants.
+//! (bulk text raw beside it) and JSON out, reaching the host only through the capabilities their
+//! manifest grants.
 //!
 //! - `manifest`: `guest.toml`, the grants and limits a guest runs under;
 //! - `registry`: where guests are found (`guests/*/guest.toml`, `HOST_GUEST_PATH`), by name or
@@ -8,6 +9,7 @@
 //! - `sandbox`: one guest instance's store: WASI context, memory limiter, deadline, fuel;
 //! - `linker`: the imports a guest is given: WASI, `host:abi`, and its granted `host:<cap>`;
 //! - `guest`: a loaded guest and its calls, with instance reuse and trap classification;
+//! - `input`: a call's input as it crosses, `content` split off as raw text;
 //! - `abi`: the only code that touches guest memory.
 //!
 //! Guests run on the calling thread, which must not be an async runtime worker: host imports
@@ -16,6 +18,7 @@
 mod abi;
 mod engine;
 mod guest;
+mod input;
 mod linker;
 mod manifest;
 mod registry;
@@ -26,6 +29,7 @@ use std::path::PathBuf;
 
 pub use engine::Engines;
 pub use guest::{CallStats, Guest};
+pub use input::Input;
 pub use manifest::{CAPABILITIES, Grants, Limits, Manifest, ManifestError, validate_grants};
 pub use registry::{Entry, GuestRecord, Registry};
 
@@ -80,6 +84,8 @@ pub enum GuestError {
         "guest `{name}`: `{function}` {what} {bytes} bytes, over the {limit_mib} MiB limit; hint: raise `output_mib` under [limits]"
     )]
     TooLarge { name: String, function: String, what: &'static str, bytes: usize, limit_mib: u32 },
+    #[error("guest `{name}`: the input of `{function}` does not encode as JSON: {detail}")]
+    BadInput { name: String, function: String, detail: String },
     #[error("guest `{name}`: `{function}` answered something that is not a reply: {detail}")]
     BadReply { name: String, function: String, detail: String },
     #[error("guest `{name}`: `{function}` failed: {failure}")]

@@ -134,10 +134,18 @@ impl<'a> Lexer<'a> {
         self.text.get(self.pos.saturating_add(ahead)..).and_then(|rest| rest.chars().next())
     }
 
+    /// Steps over the bytes at the cursor for which `keep` holds, in one tight loop: blanks and
+    /// identifiers are most of a file, and a loop of its own keeps them off the main dispatch.
+    fn skip_ascii(&mut self, keep: fn(u8) -> bool) {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        self.pos += rest.iter().position(|&byte| !keep(byte)).unwrap_or(rest.len());
+    }
+
     fn skip_word(&mut self) {
-        while let Some(byte) = self.byte(0) {
+        loop {
+            self.skip_ascii(is_ascii_word_byte);
+            let Some(byte) = self.byte(0) else { return };
             match byte {
-                byte if byte.is_ascii() && is_word_byte(byte) => self.advance(1),
                 byte if byte.is_ascii() => return,
                 _ => match self.char_at(0) {
                     Some(c) if !c.is_whitespace() => self.advance(c.len_utf8()),
@@ -233,7 +241,7 @@ impl<'a> Iterator for Lexer<'a> {
         loop {
             let byte = self.byte(0)?;
             match (byte, self.byte(1)) {
-                (byte, _) if is_whitespace(byte) => self.advance(1),
+                (byte, _) if is_whitespace(byte) => self.skip_ascii(is_whitespace),
                 (b'/', Some(b'/')) => self.skip_line(),
                 (b'/', Some(b'*')) => self.skip_block_comment(),
                 (b'"', _) => {
@@ -264,8 +272,9 @@ fn is_word_start(byte: u8) -> bool {
     byte.is_ascii_alphabetic() || byte == b'_' || !byte.is_ascii()
 }
 
-fn is_word_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_' || !byte.is_ascii()
+/// An ASCII byte of an identifier; a non-ASCII char is one too, unless it is whitespace.
+fn is_ascii_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, Module, NativeCallContext};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Module, NativeCallContext};
 
 use crate::capabilities::docs::function;
 use crate::wasm::{self, Registry};
@@ -38,6 +38,19 @@ fn describe(entry: &wasm::Entry) -> Map {
         }
     }
     map
+}
+
+/// A map's other fields and its string `content` (shared, not copied), which cross to the guest
+/// apart; `None` for any other input.
+fn split_content(input: &Dynamic) -> Option<(Dynamic, ImmutableString)> {
+    let map = input.read_lock::<Map>()?;
+    let content = map.get(::abi::RAW_FIELD)?.read_lock::<ImmutableString>()?.clone();
+    let fields: Map = map
+        .iter()
+        .filter(|(name, _)| name.as_str() != ::abi::RAW_FIELD)
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    Some((fields.into(), content))
 }
 
 pub fn module(registry: Arc<Registry>) -> Module {
@@ -102,9 +115,19 @@ Example: `let out = ts.invoke(\"extract_imports\", #{ path: \"a.ts\", content: \
     .set_into_module(
         &mut module,
         |context: NativeCallContext, guest: &mut Guest, name: &str, input: Dynamic| -> Result<Dynamic> {
-            let input: serde_json::Value = rhai::serde::from_dynamic(&input)?;
-            let output = guest.0.call(name, &input).map_err(|error| fail(&context, &error))?;
-            rhai::serde::to_dynamic(output)
+            let output = match split_content(&input) {
+                // The script's string goes to the guest as it is, not through a JSON copy.
+                Some((fields, content)) => {
+                    let fields: serde_json::Map<String, serde_json::Value> = rhai::serde::from_dynamic(&fields)?;
+                    let input = wasm::Input::with_content(&fields, &content).map_err(|error| fail(&context, &error))?;
+                    guest.0.call_input(name, &input)
+                }
+                None => {
+                    let input: serde_json::Value = rhai::serde::from_dynamic(&input)?;
+                    guest.0.call(name, &input)
+                }
+            };
+            rhai::serde::to_dynamic(output.map_err(|error| fail(&context, &error))?)
         },
     );
 

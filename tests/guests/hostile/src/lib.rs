@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 
 guest_sdk::export!(echo, spin, bomb, recurse, trap, huge, block, escape, count);
 
+// Also `reply_outside`, `reply_past_end` and `reply_not_utf8`, below: replies that break the ABI.
+
 /// Answers its input, after logging it.
 pub fn echo(input: Value) -> Result<Value, Failure> {
     guest_sdk::log::info(format!("echo {input}"));
@@ -86,4 +88,47 @@ pub fn escape(input: Value) -> Result<Value, Failure> {
 pub fn count(_: Value) -> Result<Value, Failure> {
     static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     Ok(json!(CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1))
+}
+
+/// Replies that break the calling convention, exported by hand (the SDK's `export!` only ever
+/// writes well-formed replies). Each takes its input, raw `content` included, and frees it.
+#[cfg(target_family = "wasm")]
+#[expect(unsafe_code, reason = "exporting a raw ABI function is `#[unsafe(export_name)]`")]
+mod bad_replies {
+    /// Leaks `bytes` in a heap allocation, as a real reply is, so `guest_free` can give it back.
+    fn leak(bytes: &[u8]) -> u32 {
+        Vec::leak(bytes.to_vec()).as_ptr() as usize as u32
+    }
+
+    /// `ptr << 32 | len`, as functions return a reply.
+    fn pack(ptr: u32, len: u32) -> u64 {
+        (u64::from(ptr) << 32) | u64::from(len)
+    }
+
+    fn drop_input(ptr: u32, json_len: u32, raw_len: i32) {
+        drop(guest_sdk::__private::take_input(ptr, json_len, raw_len));
+    }
+
+    /// A reply that starts outside linear memory.
+    #[unsafe(export_name = "guest:reply_outside")]
+    extern "C" fn reply_outside(ptr: u32, json_len: u32, raw_len: i32) -> u64 {
+        drop_input(ptr, json_len, raw_len);
+        pack(0xffff_ff00, 200)
+    }
+
+    /// A reply that starts inside memory and runs past its end.
+    #[unsafe(export_name = "guest:reply_past_end")]
+    extern "C" fn reply_past_end(ptr: u32, json_len: u32, raw_len: i32) -> u64 {
+        drop_input(ptr, json_len, raw_len);
+        let end = core::arch::wasm32::memory_size::<0>() * 65_536;
+        pack((end - 8) as u32, 64)
+    }
+
+    /// A reply whose bytes are not UTF-8.
+    #[unsafe(export_name = "guest:reply_not_utf8")]
+    extern "C" fn reply_not_utf8(ptr: u32, json_len: u32, raw_len: i32) -> u64 {
+        drop_input(ptr, json_len, raw_len);
+        let reply = b"{\"ok\":\"\xff\xfe\"}";
+        pack(leak(reply), reply.len() as u32)
+    }
 }
