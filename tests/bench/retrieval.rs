@@ -1,20 +1,22 @@
-//! Benchmark (not a test) for the retrieval capabilities: local embedding throughput, hybrid
-//! search latency, and tantivy indexing throughput. Results go to BENCHMARKS.md by hand.
+//! Benchmark (not a test) for the retrieval capabilities: hybrid search latency and tantivy
+//! indexing throughput (local embeddings are `tests/bench/embed.rs`). Results go to
+//! BENCHMARKS.md by hand.
 //!
-//! Run: `cargo bench --bench retrieval` (a release build; embeddings need optimised code).
+//! Run: `cargo bench --bench retrieval` (a release build). At
+//! 100k chunks it also writes the vectors, queries and vector-leg top 24 to `target/anchor-data/`
+//! for the FAISS anchor, `tests/bench/faiss_anchor.py`.
 
 #![allow(clippy::expect_used, reason = "a benchmark that cannot set up should stop loudly")]
 
-use std::sync::Arc;
+use std::io::Write;
 use std::time::Instant;
 
-use host::capabilities::embed::LocalEmbedder;
 use host::capabilities::search::pipeline::{QueryOptions, query};
 use host::capabilities::search::text_index::{TextIndex, TextIndexOptions};
+use host::capabilities::search::vector::{Scan, VectorHit, VectorStore, top_k_of};
 use host::capabilities::search::{Corpus, Document};
 
 fn main() {
-    embeddings();
     hybrid_latency();
     tantivy_indexing();
     println!("peak RSS: {} MiB", peak_rss_kib() / 1024);
@@ -63,36 +65,9 @@ const WORDS: [&str; 24] = [
     "plugin",
 ];
 
+/// Sentences over 24 words for the tantivy indexing measurement.
 fn sentence(random: &mut Random, words: usize) -> String {
     (0..words).map(|_| WORDS[(random.next() % WORDS.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
-}
-
-fn embeddings() {
-    let started = Instant::now();
-    let local = LocalEmbedder::new(
-        None,
-        Default::default(),
-        host::project::cache_root(),
-        Arc::new(|line: &str| eprintln!("{line}")),
-    );
-    let model = local.model().expect("the model loads");
-    println!("model load: {:.3} s", started.elapsed().as_secs_f64());
-    let mut random = Random(7);
-    for (label, words, count) in [("short (15 words)", 15, 256), ("long (120 words)", 120, 64)] {
-        let texts: Vec<String> = (0..count).map(|_| sentence(&mut random, words)).collect();
-        let tokens: usize = model.token_ids(&texts).expect("tokens").iter().map(Vec::len).sum();
-        model.embed(&texts[..8], 8).expect("warm up");
-        for batch in [1, 16, 64] {
-            let started = Instant::now();
-            model.embed(&texts, batch).expect("embed");
-            let seconds = started.elapsed().as_secs_f64();
-            println!(
-                "embed {label}, batch {batch:>2}: {:>7.1} sentences/s, {:>8.0} tokens/s ({count} texts, {tokens} tokens, {seconds:.2} s)",
-                count as f64 / seconds,
-                tokens as f64 / seconds
-            );
-        }
-    }
 }
 
 /// Text over a 5,000-word vocabulary with Zipf-like frequencies, as natural text has: a few
@@ -129,8 +104,14 @@ fn hybrid_latency() {
             })
             .collect();
         let corpus = Corpus::new(documents).expect("corpus");
+        let store = corpus.vectors().expect("the corpus has vectors");
+        // Built here rather than by the first query, so that the timings below are steady state.
+        let started = Instant::now();
+        let int8_copy = store.prepare_prefilter();
+        let build_ms = started.elapsed().as_secs_f64() * 1000.0;
         let options = QueryOptions::default();
         let (mut total, mut vector_leg, mut keyword_leg) = (Vec::new(), Vec::new(), Vec::new());
+        let mut queries = Vec::new();
         for _ in 0..100 {
             let text = zipf_text(&mut random, 2);
             let vector: Vec<f32> = (0..384).map(|_| random.unit()).collect();
@@ -143,7 +124,9 @@ fn hybrid_latency() {
             let started = Instant::now();
             corpus.keyword(&text, &options.keyword, Some(24)).expect("keyword leg");
             keyword_leg.push(started.elapsed().as_secs_f64() * 1000.0);
+            queries.push(vector);
         }
+        let vector_mean = vector_leg.iter().sum::<f64>() / vector_leg.len() as f64;
         for list in [&mut total, &mut vector_leg, &mut keyword_leg] {
             list.sort_by(f64::total_cmp);
         }
@@ -154,7 +137,79 @@ fn hybrid_latency() {
             percentile(&vector_leg, 0.5),
             percentile(&keyword_leg, 0.5)
         );
+        let (found, exact) = vector_leg_check(store, &queries);
+        println!(
+            "  vector leg: {:.0} queries/s (mean {vector_mean:.2} ms), p99 {:.2} ms; {}; top 24 = the f32 scan's for {exact}/{} queries",
+            1000.0 / vector_mean,
+            percentile(&vector_leg, 0.99),
+            describe_scans(&found, size),
+            queries.len()
+        );
+        match int8_copy {
+            Some(bytes) => println!("  int8 copy: {:.1} MB, built in {build_ms:.1} ms", bytes as f64 / 1e6),
+            None => println!("  int8 copy: none (this size takes the f32 scan)"),
+        }
+        if size == 100_000 {
+            write_anchor_data(store, &queries, &found);
+        }
     }
+}
+
+/// For each query, untimed: the vector leg's hits and how they were found, and whether they
+/// are the f32 scan's (the same documents and score bits).
+fn vector_leg_check(store: &VectorStore, queries: &[Vec<f32>]) -> (Vec<(Vec<VectorHit>, Scan)>, usize) {
+    let bits = |hits: &[VectorHit]| hits.iter().map(|hit| (hit.doc, hit.score.to_bits())).collect::<Vec<_>>();
+    let found: Vec<(Vec<VectorHit>, Scan)> =
+        queries.iter().map(|query| store.top_k_traced(query, 24).expect("vector leg")).collect();
+    let exact = queries
+        .iter()
+        .zip(&found)
+        .filter(|(query, (hits, _))| bits(hits) == bits(&top_k_of(&store.scores(query).expect("scores"), 24)))
+        .count();
+    (found, exact)
+}
+
+fn describe_scans(found: &[(Vec<VectorHit>, Scan)], size: usize) -> String {
+    let mut rescored: Vec<usize> = found
+        .iter()
+        .filter_map(|(_, scan)| match scan {
+            Scan::Prefiltered { rescored } => Some(*rescored),
+            Scan::Exhaustive => None,
+        })
+        .collect();
+    rescored.sort_unstable();
+    match (rescored.get(rescored.len() / 2), rescored.last()) {
+        (Some(median), Some(max)) => format!("int8 prefilter, rescored in f32: median {median}, max {max} of {size}"),
+        _ => "f32 scan".to_string(),
+    }
+}
+
+/// The stored vectors, the normalised queries and our top 24, for `tests/bench/faiss_anchor.py`
+/// (in `target/anchor-data/` of the workspace), so that FAISS reads the very same bits. Streamed,
+/// so that the peak RSS printed at the end stays the searches' own.
+fn write_anchor_data(store: &VectorStore, queries: &[Vec<f32>], found: &[(Vec<VectorHit>, Scan)]) {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/anchor-data");
+    std::fs::create_dir_all(&folder).expect("anchor data folder");
+    let write = |name: &str, vectors: &VectorStore| {
+        let file = std::fs::File::create(folder.join(name)).expect("anchor data file");
+        let mut out = std::io::BufWriter::new(file);
+        for doc in 0..vectors.len() {
+            for value in vectors.get(doc).expect("stored") {
+                out.write_all(&value.to_le_bytes()).expect("anchor data");
+            }
+        }
+        out.flush().expect("anchor data");
+    };
+    write("vectors.f32", store);
+    write("queries.f32", &VectorStore::from_flat(store.dimension(), queries.concat()).expect("queries"));
+    let meta = serde_json::json!({
+        "count": store.len(),
+        "dimension": store.dimension(),
+        "ids": found.iter().map(|(hits, _)| hits.iter().map(|hit| hit.doc).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "scores": found.iter().map(|(hits, _)| hits.iter().map(|hit| hit.score).collect::<Vec<_>>()).collect::<Vec<_>>(),
+    });
+    std::fs::write(folder.join("meta.json"), meta.to_string()).expect("meta");
+    println!("  anchor data: {}", folder.display());
 }
 
 fn tantivy_indexing() {

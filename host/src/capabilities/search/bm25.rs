@@ -7,11 +7,13 @@
 //! ascending is better): [`Bm25Hit::fts5_rank`] gives that form. Ties are broken by document
 //! index, lower first, which is what a stable sort over the corpus order does.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::postings::{self, Postings};
 use super::tokenize::{FtsQuery, Tokenizer};
 
 /// FTS5's hard-coded `k1` (openclaw-memory.md §3.2, §6 "Hard-coded").
@@ -235,18 +237,18 @@ impl Bm25Index {
         limit: Option<usize>,
         keep: impl Fn(usize) -> bool,
     ) -> Result<Vec<Bm25Hit>, Bm25Error> {
-        let (scores, matched) = self.accumulate(query, params)?;
-        let mut hits: Vec<Bm25Hit> = scores
-            .into_iter()
-            .zip(matched)
-            .enumerate()
-            .filter(|&(doc, (_, is_match))| is_match && keep(doc))
-            .map(|(doc, (score, _))| Bm25Hit { doc, score })
-            .collect();
-        sort_hits(&mut hits);
-        if let Some(limit) = limit {
+        let mut hits: Vec<Bm25Hit> = self.accumulate(query, params)?.into_iter().filter(|hit| keep(hit.doc)).collect();
+        if let Some(limit) = limit.filter(|&limit| limit < hits.len()) {
+            // The order is total (documents differ), so selecting first picks what sorting would.
+            match limit.checked_sub(1) {
+                Some(last) => {
+                    hits.select_nth_unstable_by(last, hit_order);
+                }
+                None => hits.clear(),
+            }
             hits.truncate(limit);
         }
+        sort_hits(&mut hits);
         Ok(hits)
     }
 
@@ -261,58 +263,58 @@ impl Bm25Index {
 
     /// One score per document in corpus order; documents that do not match score 0.
     pub fn scores(&self, query: &Bm25Query, params: &Bm25Params) -> Result<Vec<f64>, Bm25Error> {
-        let (scores, matched) = self.accumulate(query, params)?;
-        Ok(scores.into_iter().zip(matched).map(|(score, is_match)| if is_match { score } else { 0.0 }).collect())
-    }
-
-    /// Raw per-document sums and whether each document matches under `params.mode`.
-    fn accumulate(&self, query: &Bm25Query, params: &Bm25Params) -> Result<(Vec<f64>, Vec<bool>), Bm25Error> {
-        params.validate()?;
-        let count = self.documents.len();
-        let mut scores = vec![0.0; count];
-        let mut phrases_matched = vec![0usize; count];
-        let average_length = self.average_length();
-        let mut cache: HashMap<&[String], Vec<(usize, usize)>> = HashMap::new();
-        for phrase in &query.phrases {
-            let frequencies = cache.entry(phrase.as_slice()).or_insert_with(|| self.phrase_frequencies(phrase));
-            let phrase_idf = idf(params.idf, count, frequencies.len());
-            for &(doc, frequency) in frequencies.iter() {
-                let length = self.documents.get(doc).map_or(0, Vec::len) as f64;
-                // An empty corpus or one without tokens has no postings, so average_length > 0 here.
-                let relative_length = if average_length > 0.0 { length / average_length } else { 1.0 };
-                let frequency = frequency as f64;
-                // The operation order of FTS5's fts5Bm25Function, so that rounding agrees as well.
-                let term = phrase_idf * (frequency * (params.k1 + 1.0))
-                    / (frequency + params.k1 * (1.0 - params.b + params.b * relative_length));
-                if let (Some(score), Some(matched)) = (scores.get_mut(doc), phrases_matched.get_mut(doc)) {
-                    *score += term;
-                    *matched += 1;
-                }
+        let mut scores = vec![0.0; self.documents.len()];
+        for hit in self.accumulate(query, params)? {
+            if let Some(score) = scores.get_mut(hit.doc) {
+                *score = hit.score;
             }
         }
-        let needed = query.phrases.len();
-        let matched = phrases_matched
-            .into_iter()
-            .map(|hits| match params.mode {
-                QueryMode::Or => hits > 0,
-                QueryMode::And => needed > 0 && hits == needed,
-            })
-            .collect();
-        Ok((scores, matched))
+        Ok(scores)
     }
 
-    /// (document, occurrences) for every document containing `phrase`; empty for an empty phrase.
-    fn phrase_frequencies(&self, phrase: &[String]) -> Vec<(usize, usize)> {
+    /// The documents that match under `params.mode`, ascending, with their scores (only the
+    /// query's postings are visited; see `postings.rs`).
+    fn accumulate(&self, query: &Bm25Query, params: &Bm25Params) -> Result<Vec<Bm25Hit>, Bm25Error> {
+        params.validate()?;
+        let count = self.documents.len();
+        let average_length = self.average_length();
+        let mut cache = HashMap::new();
+        for phrase in &query.phrases {
+            cache.entry(phrase.as_slice()).or_insert_with(|| self.phrase_frequencies(phrase));
+        }
+        let lists: Vec<Postings<'_>> =
+            query.phrases.iter().filter_map(|phrase| cache.get(phrase.as_slice())).map(AsRef::as_ref).collect();
+        let idfs: Vec<f64> = lists.iter().map(|list| idf(params.idf, count, list.len())).collect();
+        let term = |phrase: usize, doc: usize, frequency: usize| {
+            let phrase_idf = idfs.get(phrase).copied().unwrap_or_default();
+            let length = self.documents.get(doc).map_or(0, Vec::len) as f64;
+            // An empty corpus or one without tokens has no postings, so average_length > 0 here.
+            let relative_length = if average_length > 0.0 { length / average_length } else { 1.0 };
+            let frequency = frequency as f64;
+            // The operation order of FTS5's fts5Bm25Function, so that rounding agrees as well.
+            phrase_idf * (frequency * (params.k1 + 1.0))
+                / (frequency + params.k1 * (1.0 - params.b + params.b * relative_length))
+        };
+        let sums = match params.mode {
+            QueryMode::Or => postings::union(&lists, term),
+            QueryMode::And => postings::intersection(&lists, term),
+        };
+        Ok(sums.into_iter().map(|(doc, score)| Bm25Hit { doc, score }).collect())
+    }
+
+    /// (document, occurrences) for every document containing `phrase`, ascending; empty for an
+    /// empty phrase. A single term's list is the postings themselves, borrowed.
+    fn phrase_frequencies(&self, phrase: &[String]) -> Cow<'_, [(usize, usize)]> {
         let Some(ids) = phrase.iter().map(|term| self.vocabulary.get(term).copied()).collect::<Option<Vec<usize>>>()
         else {
-            return Vec::new();
+            return Cow::Borrowed(&[]);
         };
         let Some(&first) = ids.first() else {
-            return Vec::new();
+            return Cow::Borrowed(&[]);
         };
         let postings = self.postings.get(first).map(Vec::as_slice).unwrap_or_default();
         if ids.len() == 1 {
-            return postings.to_vec();
+            return Cow::Borrowed(postings);
         }
         postings
             .iter()
@@ -326,8 +328,12 @@ impl Bm25Index {
     }
 }
 
+fn hit_order(left: &Bm25Hit, right: &Bm25Hit) -> std::cmp::Ordering {
+    right.score.total_cmp(&left.score).then(left.doc.cmp(&right.doc))
+}
+
 fn sort_hits(hits: &mut [Bm25Hit]) {
-    hits.sort_by(|left, right| right.score.total_cmp(&left.score).then(left.doc.cmp(&right.doc)));
+    hits.sort_unstable_by(hit_order);
 }
 
 #[cfg(test)]

@@ -268,3 +268,72 @@ fn a_megabyte_document_is_indexed_and_scored() {
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[0].doc, 0, "term frequency saturates but still beats one occurrence");
 }
+
+/// The accumulation as it was before it visited only postings: a dense array of sums over the
+/// whole corpus, matches filtered after. The sparse one must give the same hits, bit for bit.
+fn dense_hits(index: &Bm25Index, query: &Bm25Query, params: &Bm25Params) -> Vec<(usize, u64)> {
+    let count = index.len();
+    let (mut scores, mut matched) = (vec![0.0f64; count], vec![0usize; count]);
+    for phrase in &query.phrases {
+        let frequencies = index.phrase_frequencies(phrase);
+        let phrase_idf = idf(params.idf, count, frequencies.len());
+        for &(doc, frequency) in frequencies.iter() {
+            let relative_length = index.document_length(doc).unwrap() as f64 / index.average_length();
+            let frequency = frequency as f64;
+            scores[doc] += phrase_idf * (frequency * (params.k1 + 1.0))
+                / (frequency + params.k1 * (1.0 - params.b + params.b * relative_length));
+            matched[doc] += 1;
+        }
+    }
+    let needed = query.phrases.len();
+    let mut hits: Vec<(usize, f64)> = (0..count)
+        .filter(|&doc| match params.mode {
+            QueryMode::Or => matched[doc] > 0,
+            QueryMode::And => needed > 0 && matched[doc] == needed,
+        })
+        .map(|doc| (doc, scores[doc]))
+        .collect();
+    hits.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+    hits.into_iter().map(|(doc, score)| (doc, score.to_bits())).collect()
+}
+
+mod sparse {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const WORDS: [&str; 7] = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "unseen"];
+
+    fn words(count: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<&'static str>> {
+        prop::collection::vec(prop::sample::select(&WORDS[..6]), count)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(512) })]
+
+        #[test]
+        fn visiting_only_postings_gives_the_dense_accumulations_hits(
+            documents in prop::collection::vec(words(0..=12), 0..=40),
+            phrases in prop::collection::vec(prop::collection::vec(prop::sample::select(&WORDS[..]), 1..=2), 0..=4),
+            and in any::<bool>(),
+            fts5 in any::<bool>(),
+            limit in prop::option::of(0usize..=10),
+        ) {
+            let texts: Vec<String> = documents.iter().map(|words| words.join(" ")).collect();
+            let index = Bm25Index::build(&texts, Tokenizer::Unicode61);
+            let query = Bm25Query { phrases: phrases.iter().map(|p| p.iter().map(|w| w.to_string()).collect()).collect() };
+            let base = if fts5 { Bm25Params::fts5() } else { Bm25Params::benchmark() };
+            let params = Bm25Params { mode: if and { QueryMode::And } else { QueryMode::Or }, ..base };
+            let mut expected = dense_hits(&index, &query, &params);
+            let all: Vec<(usize, u64)> =
+                index.search(&query, &params, None).unwrap().iter().map(|hit| (hit.doc, hit.score.to_bits())).collect();
+            prop_assert_eq!(&all, &expected);
+            if let Some(limit) = limit {
+                expected.truncate(limit);
+                let limited: Vec<(usize, u64)> =
+                    index.search(&query, &params, Some(limit)).unwrap().iter().map(|hit| (hit.doc, hit.score.to_bits())).collect();
+                prop_assert_eq!(limited, expected);
+            }
+        }
+    }
+}

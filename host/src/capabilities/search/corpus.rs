@@ -181,6 +181,11 @@ impl Corpus {
         self.vectors.as_ref().and_then(|store| store.get(doc))
     }
 
+    /// The documents' vectors, in document order; `None` when the corpus has none.
+    pub fn vectors(&self) -> Option<&VectorStore> {
+        self.vectors.as_ref()
+    }
+
     fn bm25(&self, tokenizer: Tokenizer) -> Arc<Bm25Index> {
         let build = || {
             Arc::new(Bm25Index::build(&self.documents.iter().map(|d| d.text.as_str()).collect::<Vec<_>>(), tokenizer))

@@ -82,18 +82,14 @@ pub fn query(
         Fusion::Linear => options.linear.pool_size,
         Fusion::Rrf => options.rrf.pool_size,
     };
-    let mut keyword = corpus.keyword(text, &options.keyword, pool)?;
+    let vector = match (vector, corpus.has_vectors()) {
+        (Some(query), true) if query.iter().any(|value| *value != 0.0) => Some(query),
+        _ => None,
+    };
+    let (mut keyword, vector_leg) = legs(corpus, text, vector, &options.keyword, pool)?;
     if options.fusion == Fusion::Linear && options.linear.rank_every_document {
         keyword = with_every_document(keyword, corpus.len());
     }
-    let vector_leg: Vec<LegHit> = match (vector, corpus.has_vectors()) {
-        (Some(query), true) if query.iter().any(|value| *value != 0.0) => corpus
-            .nearest(query, pool)?
-            .into_iter()
-            .map(|hit| LegHit { doc: hit.doc, score: f64::from(hit.score) })
-            .collect(),
-        _ => Vec::new(),
-    };
     let mut fused = match options.fusion {
         Fusion::Openclaw => {
             // The keyword leg carries FTS5's rank (negative BM25), as OpenClaw's merge reads it.
@@ -122,6 +118,37 @@ pub fn query(
         _ => fused.into_iter().take(options.limit.unwrap_or(hybrid::DEFAULT_MAX_RESULTS)).collect(),
     };
     Ok(selected.into_iter().map(|hit| to_hit(corpus, hit)).collect())
+}
+
+/// Corpora at least this big run the keyword leg on a thread of its own while the vector leg
+/// runs; below it, starting a thread costs about what the keyword leg does.
+const CONCURRENT_LEGS_FROM: usize = 8_192;
+
+/// The keyword leg (BM25 hits, best first) and the vector leg (cosine top `pool`, empty without
+/// a query vector). Either way each leg is what it would be alone; errors come keyword first.
+fn legs(
+    corpus: &Corpus,
+    text: &str,
+    vector: Option<&[f32]>,
+    keyword_options: &KeywordOptions,
+    pool: Option<usize>,
+) -> Result<(Vec<LegHit>, Vec<LegHit>), SearchError> {
+    let keyword = || corpus.keyword(text, keyword_options, pool);
+    let nearest = |query: &[f32]| -> Result<Vec<LegHit>, SearchError> {
+        let hits = corpus.nearest(query, pool)?;
+        Ok(hits.into_iter().map(|hit| LegHit { doc: hit.doc, score: f64::from(hit.score) }).collect())
+    };
+    match vector {
+        None => Ok((keyword()?, Vec::new())),
+        Some(query) if corpus.len() < CONCURRENT_LEGS_FROM => Ok((keyword()?, nearest(query)?)),
+        Some(query) => std::thread::scope(|scope| {
+            let keyword_leg = scope.spawn(keyword);
+            let vector_leg = nearest(query);
+            // A keyword thread that died is run again here.
+            let keyword_leg = keyword_leg.join().unwrap_or_else(|_| keyword());
+            Ok((keyword_leg?, vector_leg?))
+        }),
+    }
 }
 
 /// The keyword leg followed by every document it does not hold, in corpus order, with score 0:
@@ -173,6 +200,34 @@ mod tests {
             age_days: None,
             meta: Default::default(),
         }
+    }
+
+    #[test]
+    fn the_legs_of_a_big_corpus_run_side_by_side_and_are_each_what_they_are_alone() {
+        let words = ["cache", "port", "redis", "deploy", "schema", "queue", "token", "index"];
+        let documents: Vec<Document> = (0..CONCURRENT_LEGS_FROM + 10)
+            .map(|i| Document {
+                id: format!("d{i}"),
+                text: format!("{} {} {}", words[i % 8], words[(i / 8) % 8], words[(i / 64) % 8]),
+                vector: Some((0..8).map(|j| ((i * 7 + j * 13) % 17) as f32 - 8.0).collect()),
+                age_days: None,
+                meta: Default::default(),
+            })
+            .collect();
+        let corpus = Corpus::new(documents).expect("corpus");
+        let (text, vector, options) =
+            ("cache port", [1.0, -2.0, 0.5, 3.0, 0.0, 1.0, -1.0, 2.0], KeywordOptions::default());
+        let (keyword, vector_leg) = legs(&corpus, text, Some(&vector), &options, Some(24)).expect("legs");
+        assert_eq!(keyword, corpus.keyword(text, &options, Some(24)).expect("keyword leg"));
+        assert_eq!(keyword.len(), 24);
+        let alone: Vec<LegHit> = corpus
+            .nearest(&vector, Some(24))
+            .expect("vector leg")
+            .into_iter()
+            .map(|hit| LegHit { doc: hit.doc, score: f64::from(hit.score) })
+            .collect();
+        assert_eq!(vector_leg, alone);
+        assert_eq!(vector_leg.len(), 24);
     }
 
     /// A note that shares no word with the query still has a BM25 rank in the original benchmark,
