@@ -9,37 +9,15 @@
 
 #![allow(clippy::expect_used, reason = "a benchmark that cannot set up should stop loudly")]
 
+#[path = "words.rs"]
+mod words;
+use words::WORDS;
+
 use std::sync::Arc;
 use std::time::Instant;
 
 use host::capabilities::embed::{Backend, LocalEmbedder, LocalModel, cosine};
 
-const WORDS: [&str; 24] = [
-    "memory",
-    "agent",
-    "retrieval",
-    "cache",
-    "session",
-    "redis",
-    "deploy",
-    "config",
-    "port",
-    "token",
-    "answer",
-    "judge",
-    "fact",
-    "decision",
-    "migration",
-    "schema",
-    "queue",
-    "worker",
-    "latency",
-    "index",
-    "vector",
-    "chunk",
-    "summary",
-    "plugin",
-];
 const BATCHES: [usize; 4] = [1, 16, 32, 64];
 const REPEATS: usize = 3;
 

@@ -8,6 +8,10 @@
 
 #![allow(clippy::expect_used, reason = "a benchmark that cannot set up should stop loudly")]
 
+#[path = "words.rs"]
+mod words;
+use words::WORDS;
+
 use std::io::Write;
 use std::time::Instant;
 
@@ -37,33 +41,6 @@ impl Random {
         (self.next() % 2_000_001) as f32 / 1_000_000.0 - 1.0
     }
 }
-
-const WORDS: [&str; 24] = [
-    "memory",
-    "agent",
-    "retrieval",
-    "cache",
-    "session",
-    "redis",
-    "deploy",
-    "config",
-    "port",
-    "token",
-    "answer",
-    "judge",
-    "fact",
-    "decision",
-    "migration",
-    "schema",
-    "queue",
-    "worker",
-    "latency",
-    "index",
-    "vector",
-    "chunk",
-    "summary",
-    "plugin",
-];
 
 /// Sentences over 24 words for the tantivy indexing measurement.
 fn sentence(random: &mut Random, words: usize) -> String {
