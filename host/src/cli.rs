@@ -310,7 +310,7 @@ pub struct LocalModelArgs {
     #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
     pub model_dir: Option<PathBuf>,
 
-    /// What runs the local embedding model: ONNX Runtime (fetched once from PyPI), candle (built in, about 2.5x slower), or auto (ONNX Runtime, else candle with a warning)
+    /// What runs the local embedding model: ONNX Runtime (fetched once from PyPI), candle (built in, about 3x slower), or auto (ONNX Runtime, else candle with a warning)
     #[arg(long, value_name = "BACKEND", env = "HOST_EMBED_BACKEND", hide_env_values = true, default_value = "auto")]
     pub embed_backend: crate::capabilities::embed::Backend,
 }

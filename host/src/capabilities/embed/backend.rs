@@ -6,15 +6,14 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::EmbedError;
 use super::candle::CandleTransformer;
 use super::local::{Transformer, Weights};
 
 /// The choice a person makes (`--embed-backend`, `HOST_EMBED_BACKEND`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Backend {
     /// ONNX Runtime, or candle with a warning when ONNX Runtime cannot be had.
     #[default]
@@ -72,7 +71,7 @@ pub fn start(
         }),
         Backend::Auto => onnx().or_else(|reason| {
             notify(&format!(
-                "warning: embedding with candle, about 2.5x slower: ONNX Runtime is unavailable ({reason})"
+                "warning: embedding with candle, about 3x slower: ONNX Runtime is unavailable ({reason})"
             ));
             candle(weights, Some(reason))
         }),

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::best::best_k;
 use super::postings::{self, Postings};
 use super::tokenize::{FtsQuery, Tokenizer};
 
@@ -237,19 +238,10 @@ impl Bm25Index {
         limit: Option<usize>,
         keep: impl Fn(usize) -> bool,
     ) -> Result<Vec<Bm25Hit>, Bm25Error> {
-        let mut hits: Vec<Bm25Hit> = self.accumulate(query, params)?.into_iter().filter(|hit| keep(hit.doc)).collect();
-        if let Some(limit) = limit.filter(|&limit| limit < hits.len()) {
-            // The order is total (documents differ), so selecting first picks what sorting would.
-            match limit.checked_sub(1) {
-                Some(last) => {
-                    hits.select_nth_unstable_by(last, hit_order);
-                }
-                None => hits.clear(),
-            }
-            hits.truncate(limit);
-        }
-        sort_hits(&mut hits);
-        Ok(hits)
+        let hits: Vec<Bm25Hit> = self.accumulate(query, params)?.into_iter().filter(|hit| keep(hit.doc)).collect();
+        // The order is total (documents differ), so the best `limit` are what sorting would keep.
+        let limit = limit.unwrap_or(hits.len());
+        Ok(best_k(hits, limit, hit_order))
     }
 
     /// Every document, matching or not (a non-match scores 0), best first and ties by index.

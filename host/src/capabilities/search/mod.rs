@@ -6,6 +6,7 @@
 //! The algorithm files are pure (no I/O, no Rhai, no async). [`Search`] builds corpora, embedding
 //! texts through the `embed` capability when asked; `rhai.rs` adapts both to scripts.
 
+mod best;
 pub mod bm25;
 pub mod chunk;
 pub mod corpus;

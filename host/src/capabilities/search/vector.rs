@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::best::best_k;
 use super::prefilter;
 use super::quantized::QuantizedVectors;
 
@@ -250,39 +251,14 @@ fn fill_scores(query: &[f32], data: &[f32], dimension: usize, out: &mut [f32]) {
 
 /// The `k` best of `hits`, best first, equal scores by document, lower first (the order of
 /// [`top_k_of`]). Scores must be free of NaN.
-pub fn best_hits(mut hits: Vec<VectorHit>, k: usize) -> Vec<VectorHit> {
-    let order = |left: &VectorHit, right: &VectorHit| right.score.total_cmp(&left.score).then(left.doc.cmp(&right.doc));
-    let k = k.min(hits.len());
-    if k == 0 {
-        return Vec::new();
-    }
-    if k < hits.len() {
-        hits.select_nth_unstable_by(k - 1, order);
-        hits.truncate(k);
-    }
-    hits.sort_unstable_by(order);
-    hits
+pub fn best_hits(hits: Vec<VectorHit>, k: usize) -> Vec<VectorHit> {
+    best_k(hits, k, |left, right| right.score.total_cmp(&left.score).then(left.doc.cmp(&right.doc)))
 }
 
 /// The `k` best entries of `scores` (document = position), best first, ties by position. Scores
 /// must be free of NaN, which every producer in this module guarantees.
 pub fn top_k_of(scores: &[f32], k: usize) -> Vec<VectorHit> {
-    let order = |left: &usize, right: &usize| {
-        let score = |doc: &usize| scores.get(*doc).copied().unwrap_or(f32::NEG_INFINITY);
-        score(right).total_cmp(&score(left)).then(left.cmp(right))
-    };
-    let mut docs: Vec<usize> = (0..scores.len()).collect();
-    let k = k.min(docs.len());
-    if k == 0 {
-        return Vec::new();
-    }
-    if k < docs.len() {
-        // Linear-time partition; the comparator is a total order, so the chosen set is unique.
-        docs.select_nth_unstable_by(k - 1, order);
-        docs.truncate(k);
-    }
-    docs.sort_unstable_by(order);
-    docs.into_iter().filter_map(|doc| scores.get(doc).map(|&score| VectorHit { doc, score })).collect()
+    best_hits(scores.iter().enumerate().map(|(doc, &score)| VectorHit { doc, score }).collect(), k)
 }
 
 /// Cosine similarity of two vectors of equal dimension: 0 when either is zero.
