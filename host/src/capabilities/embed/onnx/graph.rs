@@ -24,6 +24,7 @@ use ort::operator::Attribute;
 use ort::value::{Outlet, Shape, SymbolicDimensions, Tensor, TensorElementType, ValueType};
 
 use super::super::weights::{Array, transpose_into};
+use super::text;
 
 const CONTRIB: &str = "com.microsoft";
 pub const INPUT_IDS: &str = "input_ids";
@@ -56,10 +57,6 @@ pub fn encoder(config: &Config, arrays: &HashMap<String, Array>) -> Result<Model
         .map_err(text)?;
     model.set_graph(builder.graph).map_err(text)?;
     Ok(model)
-}
-
-fn text(error: impl std::fmt::Display) -> String {
-    error.to_string()
 }
 
 fn integers(name: &str) -> Outlet {

@@ -20,6 +20,7 @@ pub struct OnnxTransformer {
     session: Mutex<Session>,
 }
 
+/// An ONNX Runtime error as the message the backend's caller reports.
 fn text(error: impl std::fmt::Display) -> String {
     error.to_string()
 }
@@ -73,7 +74,10 @@ impl Transformer for OnnxTransformer {
         let mask = Tensor::from_array((shape, as_i32(&batch.mask))).map_err(compute)?;
         let mut session = self.session.lock().map_err(|_| compute("a previous run panicked"))?;
         let outputs = session.run(ort::inputs![graph::INPUT_IDS => ids, graph::MASK => mask]).map_err(compute)?;
-        let (_, hidden) = outputs[graph::OUTPUT].try_extract_tensor::<f32>().map_err(compute)?;
+        let hidden = outputs
+            .get(graph::OUTPUT)
+            .ok_or_else(|| compute(format!("the graph has no `{}` output", graph::OUTPUT)))?;
+        let (_, hidden) = hidden.try_extract_tensor::<f32>().map_err(compute)?;
         Ok(hidden.to_vec())
     }
 }
