@@ -115,7 +115,12 @@ impl<'a> Builder<'a> {
     fn initializer(&mut self, name: &str, shape: &[usize], fill: impl FnOnce(&mut [f32])) -> Result<String, String> {
         let mut tensor = Tensor::<f32>::new(&Allocator::default(), shape).map_err(text)?;
         fill(tensor.extract_tensor_mut().1);
-        self.graph.add_initializer(name, tensor, false).map_err(text)?;
+        // As external data the session uses this tensor's memory in place instead of copying it
+        // (it takes the tensor and frees it with the session; valgrind saw no read of freed
+        // memory and nothing left at exit): loading takes 0.24 s instead of 0.32, and 95 MB less.
+        // ONNX Runtime refuses external data under 128 bytes.
+        let external = shape.iter().product::<usize>() * std::mem::size_of::<f32>() >= 128;
+        self.graph.add_initializer(name, tensor, external).map_err(text)?;
         Ok(name.to_string())
     }
 
