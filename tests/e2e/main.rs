@@ -28,3 +28,4 @@ mod scripts;
 mod search;
 mod support;
 mod verify;
+mod verify_checkout;

@@ -440,12 +440,14 @@ fn the_ghx_scenario_holds_the_commands_exactly_as_the_spec_writes_them() {
         argv.iter().filter_map(|part| part.as_str()).collect::<Vec<_>>().join(" ")
     };
     // The spec's lines (shared/seeds/003), with its values as placeholders.
+    // The acceptance command, with the run's own summary paths for its /tmp ones.
     assert_eq!(
         line("prerequisite"),
-        "pnpm --filter @ghx-dev/benchmark run report -- --gate --gate-profile verify_pr --summary-json /tmp/verify-summary.json --summary-md /tmp/verify-summary.md"
+        "pnpm --filter @ghx-dev/benchmark run report -- --gate --gate-profile verify_pr --summary-json {summary_json} --summary-md {summary_md}"
     );
     assert_eq!(line("preflight"), "pnpm --filter @ghx-dev/benchmark run fixtures -- status --out {preflight_manifest}");
-    assert_eq!(scenario["verify"]["preflight_manifest"].as_str(), Some("fixtures/latest.json"));
+    // pnpm runs the package's scripts in packages/benchmark: the seed's fixtures/latest.json.
+    assert_eq!(scenario["verify"]["preflight_manifest"].as_str(), Some("packages/benchmark/fixtures/latest.json"));
     assert_eq!(
         line("seed"),
         "pnpm --filter @ghx-dev/benchmark run fixtures -- seed --seed-id {seed_id} --out {manifest}"

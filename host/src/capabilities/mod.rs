@@ -79,7 +79,7 @@ impl Capabilities {
             ("run", run::rhai::module(self.run.clone())),
             ("fs", fs::rhai::module(self.files.clone())),
             ("json", json::rhai::module()),
-            ("results", results::rhai::module(self.results.clone())),
+            ("results", results::rhai::module(self.results.clone(), self.files.clone())),
             ("html", html::rhai::module(self.reports.clone(), self.results.clone(), self.log.clone())),
             ("log", log::rhai::module(self.log.clone())),
             ("progress", progress::rhai::module(self.progress.clone())),

@@ -351,6 +351,7 @@ fn finish(
         })
         .collect();
     manifest.files = outputs.files.clone();
+    manifest.exports = outputs.exports.clone();
     if !outputs.report_tables.is_empty() || !outputs.report_files.is_empty() {
         manifest.report_phase =
             Some(ReportPhase { tables: outputs.report_tables.clone(), files: outputs.report_files.clone() });
@@ -362,6 +363,9 @@ fn finish(
     manifest.settings = outputs.settings.clone();
     manifest.write(context.dir).context("cannot write manifest.json")?;
 
+    for export in &outputs.exports {
+        context.console.line(&format!("wrote {} to `{}`", plural(export.files.len() as u64, "file"), export.folder));
+    }
     let rows: u64 = outputs.tables.iter().map(|table| table.rows).sum();
     let checks = if outputs.checks.is_empty() {
         String::new()

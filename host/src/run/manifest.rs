@@ -45,6 +45,10 @@ pub struct Manifest {
     pub duration_seconds: Option<f64>,
     pub tables: Vec<TableRecord>,
     pub files: Vec<String>,
+    /// Folders outside the run directory the run wrote artifacts into (`results::export_folder`), each
+    /// with the files it wrote there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exports: Vec<crate::capabilities::results::ExportRecord>,
     pub checks: Vec<Check>,
     /// Settings the script recorded (`results::settings`), by name: every knob of a part of the
     /// experiment, defaults included.
@@ -158,6 +162,7 @@ impl Manifest {
             duration_seconds: None,
             tables: Vec::new(),
             files: Vec::new(),
+            exports: Vec::new(),
             checks: Vec::new(),
             settings: BTreeMap::new(),
             models: Vec::new(),

@@ -28,6 +28,10 @@ pub enum FilesError {
         "path `{path}` is outside the run directory; hint: results paths are relative to the run directory and may not use `..`"
     )]
     WriteEscapes { path: String },
+    #[error(
+        "path `{path}` is not under a folder given on the command line; hint: name the folder on the command line (with the script's flag for it, such as `--checkout DIR`) to let the run write there"
+    )]
+    NotGranted { path: String },
     #[error("an empty path was given")]
     EmptyPath,
     #[error("file `{path}` does not exist")]
@@ -64,6 +68,9 @@ pub trait Files: Send + Sync {
     /// The canonical path that `path` names, if it may be read: for capabilities that hand a
     /// readable folder to something else (a workspace copied from it, a program's `cwd`).
     fn resolve(&self, path: &str) -> Result<PathBuf, FilesError>;
+    /// The absolute path `path` names if it lies under a folder the user named on the command
+    /// line (it need not exist yet): where [`crate::capabilities::results`] may export files.
+    fn granted(&self, path: &str) -> Result<PathBuf, FilesError>;
 }
 
 /// One input file, as the manifest records it.
@@ -142,6 +149,10 @@ impl Files for SandboxFiles {
 
     fn resolve(&self, path: &str) -> Result<PathBuf, FilesError> {
         self.resolve_path(path)
+    }
+
+    fn granted(&self, path: &str) -> Result<PathBuf, FilesError> {
+        self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).granted(path)
     }
 
     fn list(&self, folder: &str) -> Result<Vec<String>, FilesError> {

@@ -100,6 +100,22 @@ Example: `if fs::exists(\"fixtures/extra.json\") { ... }`",
         reader.exists(path).map_err(|error| script_error(&context, &error))
     });
 
+    let reader = files.clone();
+    function(
+        "resolve",
+        &["path: &str", "String"],
+        "
+The absolute path (symlinks resolved) that a readable path names: a folder given on the command
+line as the user typed it, relative to where they typed it, becomes one path every `fs::`
+function and program accepts.
+Example: `let checkout = fs::resolve(flags.checkout); let sets = fs::read_json(`${checkout}/sets.json`);`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |context: NativeCallContext, path: &str| -> Result<String> {
+        let resolved = reader.resolve(path).map_err(|error| script_error(&context, &error))?;
+        Ok(resolved.display().to_string())
+    });
+
     let reader = files;
     function(
         "list",

@@ -1,9 +1,11 @@
 //! Path policy: which files a script may read and where it may write.
 //!
 //! Reads are allowed inside the project root and inside paths the user named on the command
-//! line; writes only inside the run directory. Both are checked twice: lexically (so `..` is
-//! refused even for files that do not exist) and after resolving symlinks (so a link cannot
-//! lead out). This module decides; it does not read or write.
+//! line; writes inside the run directory, and inside export folders: folders under a path the
+//! user named on the command line that the script opened for its artifacts (a benchmark checkout's
+//! report folder). Every check is made twice: lexically (so `..` is refused even for files that
+//! do not exist) and after resolving symlinks (so a link cannot lead out). This module decides;
+//! it does not read or write.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -71,39 +73,90 @@ impl ReadPolicy {
     pub fn base(&self) -> &Path {
         &self.base
     }
+
+    /// The absolute path `requested` names (relative to the project root, `..` applied, the
+    /// folder need not exist yet) if it lies under a folder the user named on the command line:
+    /// the one kind of place outside the run directory a run may be given to write.
+    pub fn granted(&self, requested: &str) -> Result<PathBuf, FilesError> {
+        let not_granted = || FilesError::NotGranted { path: requested.to_string() };
+        if requested.is_empty() {
+            return Err(FilesError::EmptyPath);
+        }
+        let path = match self.given.get(requested) {
+            Some(path) => path.clone(),
+            None => normalize(&self.base.join(requested)),
+        };
+        let folders = self.given.values().filter(|given| given.is_dir());
+        let Some(folder) =
+            folders.filter(|folder| path.starts_with(folder)).max_by_key(|folder| folder.as_os_str().len())
+        else {
+            return Err(not_granted());
+        };
+        // The part that exists already must not link out of the folder.
+        let existing = path.ancestors().find(|ancestor| ancestor.exists()).unwrap_or(folder);
+        if !canonical(existing, requested.to_string())?.starts_with(folder) {
+            return Err(not_granted());
+        }
+        Ok(path)
+    }
 }
 
-/// Where writes may happen: the run directory only.
+/// Where writes may happen: the run directory, and the export folders the run opened.
 #[derive(Debug, Clone)]
 pub struct WritePolicy {
     root: PathBuf,
+    exports: Vec<PathBuf>,
 }
 
 impl WritePolicy {
     pub fn new(root: &Path) -> Result<Self, FilesError> {
-        Ok(WritePolicy { root: canonical(root, root.display().to_string())? })
+        Ok(WritePolicy { root: canonical(root, root.display().to_string())?, exports: Vec::new() })
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
-    /// The path `requested` (relative to the run directory) names, with its parent folders
-    /// created; refused if it is absolute, climbs with `..`, or a folder on the way links out.
-    pub fn resolve(&self, requested: &str) -> Result<PathBuf, FilesError> {
-        let relative = Path::new(requested);
-        let plain = relative.components().all(|part| matches!(part, Component::Normal(_)));
-        if requested.is_empty() || !plain {
-            return Err(FilesError::WriteEscapes { path: requested.to_string() });
+    /// The export folders, canonical, in the order they were opened.
+    pub fn exports(&self) -> &[PathBuf] {
+        &self.exports
+    }
+
+    /// Opens `folder` (absolute, already checked with [`ReadPolicy::granted`]) for writes,
+    /// creating it; returns its canonical path.
+    pub fn add_export(&mut self, folder: &Path) -> Result<PathBuf, FilesError> {
+        let shown = folder.display().to_string();
+        fs_err::create_dir_all(folder).map_err(|source| FilesError::Io { path: shown.clone(), source })?;
+        let folder = canonical(folder, shown)?;
+        if !self.exports.contains(&folder) {
+            self.exports.push(folder.clone());
         }
-        let target = self.root.join(relative);
-        let parent = target.parent().unwrap_or(&self.root);
+        Ok(folder)
+    }
+
+    /// The path `requested` names, with its parent folders created: relative to the run
+    /// directory, or absolute inside the run directory or an export folder. Refused if it climbs
+    /// with `..`, lies anywhere else, or a folder on the way links out.
+    pub fn resolve(&self, requested: &str) -> Result<PathBuf, FilesError> {
+        let escapes = || FilesError::WriteEscapes { path: requested.to_string() };
+        let path = Path::new(requested);
+        let plain = path.components().all(|part| matches!(part, Component::Normal(_) | Component::RootDir));
+        if requested.is_empty() || !plain {
+            return Err(escapes());
+        }
+        let target = self.root.join(path);
+        let root = std::iter::once(&self.root)
+            .chain(&self.exports)
+            .filter(|root| target.starts_with(root) && target != **root)
+            .max_by_key(|root| root.as_os_str().len())
+            .ok_or_else(escapes)?;
+        let parent = target.parent().unwrap_or(root);
         fs_err::create_dir_all(parent).map_err(|source| FilesError::Io { path: requested.to_string(), source })?;
         let parent = canonical(parent, requested.to_string())?;
-        let linked_out = !parent.starts_with(&self.root)
+        let linked_out = !parent.starts_with(root)
             || std::fs::symlink_metadata(&target).is_ok_and(|meta| meta.file_type().is_symlink());
         if linked_out {
-            return Err(FilesError::WriteEscapes { path: requested.to_string() });
+            return Err(escapes());
         }
         Ok(target)
     }
@@ -196,6 +249,41 @@ mod tests {
         for bad in ["../x.json", "/tmp/x.json", "a/../../x.json", ""] {
             assert!(matches!(policy.resolve(bad), Err(FilesError::WriteEscapes { .. })), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_export_folder_takes_absolute_paths_inside_it_and_nowhere_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        let mut policy = WritePolicy::new(&run).unwrap();
+        let export = policy.add_export(&dir.path().join("checkout/reports")).unwrap();
+        let inside = export.join("set/tracking.json");
+        assert_eq!(policy.resolve(inside.to_str().unwrap()).unwrap(), inside);
+        let in_run = policy.root().join("a.json");
+        assert_eq!(policy.resolve(in_run.to_str().unwrap()).unwrap(), in_run);
+        let beside = dir.path().join("checkout/package.json");
+        let climbing = format!("{}/../package.json", export.display());
+        for bad in [beside.to_str().unwrap(), &climbing, export.to_str().unwrap()] {
+            assert!(matches!(policy.resolve(bad), Err(FilesError::WriteEscapes { .. })), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_folders_under_a_path_given_on_the_command_line_are_granted() {
+        let (dir, mut policy) = project();
+        std::fs::create_dir(dir.path().join("checkout")).unwrap();
+        assert!(policy.allow_given("checkout", dir.path()));
+        let checkout = dir.path().join("checkout").canonicalize().unwrap();
+        let reports = checkout.join("packages/benchmark/reports");
+        assert_eq!(policy.granted(reports.to_str().unwrap()).unwrap(), reports);
+        assert_eq!(policy.granted("checkout").unwrap(), checkout);
+        for bad in ["data", "../outside.txt", &format!("{}/../x", checkout.display())] {
+            assert!(matches!(policy.granted(bad), Err(FilesError::NotGranted { .. })), "{bad}");
+        }
+        std::os::unix::fs::symlink(dir.path(), checkout.join("up")).unwrap();
+        let through_link = checkout.join("up/project");
+        assert!(matches!(policy.granted(through_link.to_str().unwrap()), Err(FilesError::NotGranted { .. })));
     }
 
     #[test]

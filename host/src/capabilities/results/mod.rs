@@ -2,7 +2,8 @@
 //!
 //! Tables of rows become zstd Parquet files (`<run dir>/<table>.parquet`), written in row groups
 //! as rows arrive; JSON, JSONL, Markdown and text files are written atomically; declared checks
-//! decide the exit code. Everything stays inside the run directory.
+//! decide the exit code. Everything stays inside the run directory, except the files a script
+//! writes into an export folder it opened (`results::export_folder`), each listed in the manifest.
 
 mod read;
 pub mod rhai;
@@ -11,7 +12,7 @@ mod table;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -93,8 +94,12 @@ pub trait Results: Send + Sync {
     fn declare(&self, table: &str, columns: &Value) -> Result<(), ResultsError>;
     /// Appends one row (a JSON object) to a table, creating the table on first use.
     fn append(&self, table: &str, row: Value) -> Result<(), ResultsError>;
-    /// Writes a whole file at `path`, relative to the run directory, atomically.
+    /// Writes a whole file at `path`, atomically: relative to the run directory, or absolute
+    /// inside the run directory or an export folder.
     fn write_file(&self, path: &str, content: FileContent) -> Result<(), ResultsError>;
+    /// Opens `folder` (absolute; the caller checked the user granted it) for this run's files,
+    /// creating it; returns its canonical path.
+    fn export(&self, folder: &Path) -> Result<PathBuf, ResultsError>;
     /// Records a named check.
     fn check(&self, name: &str, passed: bool, detail: &str);
     /// Records the settings a part of the experiment ran with, under `name`, for the manifest;
@@ -110,7 +115,8 @@ pub trait Results: Send + Sync {
 #[derive(Debug)]
 pub struct RunResults {
     run_id: String,
-    policy: WritePolicy,
+    dir: PathBuf,
+    policy: RwLock<WritePolicy>,
     tables: Mutex<Tables>,
     files: Mutex<Files>,
     checks: Mutex<Vec<Check>>,
@@ -139,6 +145,15 @@ struct Closed {
 struct Files {
     written: Vec<String>,
     report: Vec<String>,
+    /// Files written into export folders, by folder.
+    exported: BTreeMap<PathBuf, Vec<String>>,
+}
+
+/// An export folder and the files the run wrote into it (relative to it), for the manifest.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ExportRecord {
+    pub folder: String,
+    pub files: Vec<String>,
 }
 
 /// What [`RunResults::finish`] reports for the manifest.
@@ -154,13 +169,17 @@ pub struct Outputs {
     /// The tables and files the report phase created (see [`Results::rows`]).
     pub report_tables: Vec<String>,
     pub report_files: Vec<String>,
+    /// The export folders the run opened, with what it wrote there.
+    pub exports: Vec<ExportRecord>,
 }
 
 impl RunResults {
     pub fn new(dir: &Path, run_id: &str) -> Result<Self, ResultsError> {
+        let policy = WritePolicy::new(dir)?;
         Ok(RunResults {
             run_id: run_id.to_string(),
-            policy: WritePolicy::new(dir)?,
+            dir: policy.root().to_path_buf(),
+            policy: RwLock::new(policy),
             tables: Mutex::new(Tables::default()),
             files: Mutex::new(Files::default()),
             checks: Mutex::new(Vec::new()),
@@ -169,7 +188,7 @@ impl RunResults {
     }
 
     pub fn dir(&self) -> &Path {
-        self.policy.root()
+        &self.dir
     }
 
     /// Rows appended so far, per table open for rows.
@@ -211,6 +230,11 @@ impl RunResults {
         if let Ok(files) = self.files.lock() {
             outputs.files = files.written.clone();
             outputs.report_files = files.report.clone();
+            outputs.exports = files
+                .exported
+                .iter()
+                .map(|(folder, written)| ExportRecord { folder: folder.display().to_string(), files: written.clone() })
+                .collect();
         }
         outputs.checks = self.checks.lock().map(|checks| checks.clone()).unwrap_or_default();
         outputs.settings = self.settings.lock().map(|settings| settings.clone()).unwrap_or_default();
@@ -258,6 +282,17 @@ impl RunResults {
     }
 }
 
+impl RunResults {
+    /// The export folder `target` was written into (the innermost), and its path inside it.
+    fn export_folder_of(&self, target: &Path) -> Option<(PathBuf, String)> {
+        let policy = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let folder =
+            policy.exports().iter().filter(|folder| target.starts_with(folder)).max_by_key(|f| f.as_os_str().len())?;
+        let relative = target.strip_prefix(folder).ok()?.display().to_string();
+        Some((folder.clone(), relative))
+    }
+}
+
 /// Takes a shard table into the run directory (see [`RunResults::adopt_shards`]).
 fn take_from_shards(tables: &mut Tables, dir: &Path, table: &str) -> Result<(), TableError> {
     let Some(files) = tables.shards.remove(table) else { return Ok(()) };
@@ -297,10 +332,10 @@ impl Results for RunResults {
     }
 
     fn write_file(&self, path: &str, content: FileContent) -> Result<(), ResultsError> {
-        if RESERVED_FILES.contains(&path) {
+        let target: PathBuf = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).resolve(path)?;
+        if RESERVED_FILES.iter().any(|reserved| target == self.dir.join(reserved)) {
             return Err(ResultsError::Reserved { path: path.to_string() });
         }
-        let target: PathBuf = self.policy.resolve(path)?;
         let encode = |source| ResultsError::Encode { path: path.to_string(), source };
         let bytes = match content {
             FileContent::Json(value) => {
@@ -322,15 +357,38 @@ impl Results for RunResults {
         crate::atomic::write(&target, &bytes)
             .map_err(|source| ResultsError::Write { path: path.to_string(), source })?;
         let reporting = self.with_tables(|tables| tables.reporting);
-        if let Ok(mut files) = self.files.lock()
-            && !files.written.iter().any(|known| known == path)
-        {
-            files.written.push(path.to_string());
-            if reporting {
-                files.report.push(path.to_string());
+        let exported = match target.strip_prefix(&self.dir) {
+            Ok(_) => None,
+            Err(_) => self.export_folder_of(&target),
+        };
+        let Ok(mut files) = self.files.lock() else { return Ok(()) };
+        match exported {
+            Some((folder, relative)) => {
+                let written = files.exported.entry(folder).or_default();
+                if !written.contains(&relative) {
+                    written.push(relative);
+                }
+            }
+            None => {
+                let relative =
+                    target.strip_prefix(&self.dir).map_or(path.to_string(), |inside| inside.display().to_string());
+                if !files.written.contains(&relative) {
+                    files.written.push(relative.clone());
+                    if reporting {
+                        files.report.push(relative);
+                    }
+                }
             }
         }
         Ok(())
+    }
+
+    fn export(&self, folder: &Path) -> Result<PathBuf, ResultsError> {
+        let folder = self.policy.write().unwrap_or_else(std::sync::PoisonError::into_inner).add_export(folder)?;
+        if let Ok(mut files) = self.files.lock() {
+            files.exported.entry(folder.clone()).or_default();
+        }
+        Ok(folder)
     }
 
     fn check(&self, name: &str, passed: bool, detail: &str) {

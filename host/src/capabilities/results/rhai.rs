@@ -6,6 +6,7 @@ use rhai::{Array, Dynamic, EvalAltResult, Map, Module, NativeCallContext};
 use serde_json::Value;
 
 use super::{FileContent, Results};
+use crate::capabilities::fs::Files;
 use crate::capabilities::{docs::function, script_error};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
@@ -14,8 +15,26 @@ fn json(value: &Dynamic) -> Result<Value> {
     rhai::serde::from_dynamic(value)
 }
 
-pub fn module(results: Arc<dyn Results>) -> Module {
+pub fn module(results: Arc<dyn Results>, files: Arc<dyn Files>) -> Module {
     let mut module = Module::new();
+
+    let sink = results.clone();
+    function(
+        "export_folder",
+        &["folder: &str", "String"],
+        "
+Opens a folder outside the run directory for this run's artifacts and returns its absolute path.
+The folder must lie under a folder the user named on the command line (a checkout given with
+`--checkout DIR`, say); it is created if missing. The `results::write_*` functions then take
+absolute paths inside it, and the manifest lists it under `exports` with every file written there.
+Example: `let reports = results::export_folder(`${checkout}/reports/run-1`); results::write_json(`${reports}/summary.json`, summary);`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |context: NativeCallContext, folder: &str| -> Result<String> {
+        let granted = files.granted(folder).map_err(|error| script_error(&context, &error))?;
+        let opened = sink.export(&granted).map_err(|error| script_error(&context, &error))?;
+        Ok(opened.display().to_string())
+    });
 
     let sink = results.clone();
     function(
@@ -84,11 +103,11 @@ Example: `let answers = results::rows(\"answers\");`",
     let text_writers = [
         (
             "write_markdown",
-            "Writes a Markdown file in the run directory (atomically).\nExample: `results::write_markdown(\"report.md\", report);`",
+            "Writes a Markdown file in the run directory, or at an absolute path in an export folder (atomically).\nExample: `results::write_markdown(\"report.md\", report);`",
         ),
         (
             "write_text",
-            "Writes a text file in the run directory (atomically).\nExample: `results::write_text(\"notes/day-01.md\", notes);`",
+            "Writes a text file in the run directory, or at an absolute path in an export folder (atomically).\nExample: `results::write_text(\"notes/day-01.md\", notes);`",
         ),
     ];
     for (name, doc) in text_writers {
@@ -107,7 +126,8 @@ Example: `let answers = results::rows(\"answers\");`",
         "write_json",
         &["path: &str", "value: Dynamic", "()"],
         "
-Writes a value as pretty-printed JSON in the run directory (atomically).
+Writes a value as pretty-printed JSON in the run directory, or at an absolute path in an export
+folder (atomically).
 Example: `results::write_json(\"results.json\", #{ conditions: conditions });`",
     )
     .with_volatility(true)
@@ -120,7 +140,8 @@ Example: `results::write_json(\"results.json\", #{ conditions: conditions });`",
         "write_jsonl",
         &["path: &str", "rows: Array", "()"],
         "
-Writes an array as JSON Lines, one compact value per line, in the run directory (atomically).
+Writes an array as JSON Lines, one compact value per line, in the run directory, or at an
+absolute path in an export folder (atomically).
 Example: `results::write_jsonl(\"answers.jsonl\", answers);`",
     )
     .with_volatility(true)
