@@ -11,6 +11,10 @@ use serde_json::{Value, json};
 
 use crate::support::{Run, duckdb, host_in_with, repo_root};
 
+/// The benchmark's credentials, as a user's environment has them.
+const GITHUB_TOKEN: &str = "ghp_standin0000000000000000000000000000";
+const OPENAI_KEY: &str = "sk-standin-0000000000000000";
+
 const NINE_SETS: [&str; 9] = [
     "pr-exec",
     "pr-thread-mutations",
@@ -90,32 +94,26 @@ impl Checkout {
 
     /// Every file in the checkout, relative to it, but the stand-in's own log and state.
     fn files(&self) -> BTreeSet<String> {
-        fn walk(folder: &Path, root: &Path, found: &mut BTreeSet<String>) {
-            for entry in std::fs::read_dir(folder).expect("folder").flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    walk(&path, root, found);
-                } else {
-                    found.insert(path.strip_prefix(root).expect("inside").display().to_string());
-                }
-            }
-        }
-        let mut found = BTreeSet::new();
-        walk(&self.root, &self.root, &mut found);
-        found.retain(|path| !path.starts_with(".standin/"));
-        found
+        let relative = walk_files(&self.root)
+            .into_iter()
+            .map(|path| path.strip_prefix(&self.root).expect("inside").display().to_string());
+        relative.filter(|path| !path.starts_with(".standin/")).collect()
     }
 
     /// Each call the package received, as `<script> <args>`.
     fn calls(&self) -> Vec<String> {
-        let log = std::fs::read_to_string(self.root.join(".standin/calls.jsonl")).unwrap_or_default();
-        log.lines()
-            .map(|line| {
-                let call: Value = serde_json::from_str(line).expect("a call");
+        self.call_log()
+            .iter()
+            .map(|call| {
                 let args: Vec<&str> = call["args"].as_array().expect("args").iter().filter_map(Value::as_str).collect();
                 format!("{} {}", call["script"].as_str().unwrap_or_default(), args.join(" "))
             })
             .collect()
+    }
+
+    fn call_log(&self) -> Vec<Value> {
+        let log = std::fs::read_to_string(self.root.join(".standin/calls.jsonl")).unwrap_or_default();
+        log.lines().map(|line| serde_json::from_str(line).expect("a call")).collect()
     }
 
     /// `host run scripts/<script>.rhai --scenario scenarios/verify_by_set_ghx.toml -- --provider
@@ -130,7 +128,9 @@ impl Checkout {
         all.extend(["--provider", "openai", "--checkout", &checkout]);
         all.extend(args);
         let path = format!("{}:{}", Checkout::standin().display(), std::env::var("PATH").unwrap_or_default());
-        let run = host_in_with(&repo_root(), &all, &[("PATH", Some(&path))]);
+        let env =
+            [("PATH", Some(path.as_str())), ("GITHUB_TOKEN", Some(GITHUB_TOKEN)), ("OPENAI_API_KEY", Some(OPENAI_KEY))];
+        let run = host_in_with(&repo_root(), &all, &env);
         Verified { run, dir: run_dir }
     }
 
@@ -153,6 +153,16 @@ impl Checkout {
 struct Verified {
     run: Run,
     dir: PathBuf,
+}
+
+/// Every file under `folder`, at any depth.
+fn walk_files(folder: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(folder).expect("folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() { found.extend(walk_files(&path)) } else { found.push(path) }
+    }
+    found
 }
 
 fn read_json(path: &Path) -> Value {
@@ -210,6 +220,19 @@ fn the_readme_command_with_only_a_checkout_verifies_nine_sets_into_the_checkout(
     assert_eq!(seeded.len(), 7, "{seeded:?}");
     assert!(!seeded.iter().any(|call| call.contains("-ci-diagnostics-seed") || call.contains("-ci-log-analysis-seed")));
     assert_eq!(count("benchmark -- "), 18, "nine sets in two modes, no reruns");
+
+    // The credentials reached every command and no record of the run.
+    assert!(
+        checkout.call_log().iter().all(|call| call["env"].to_string().contains("GITHUB_TOKEN")
+            && call["env"].to_string().contains("OPENAI_API_KEY"))
+    );
+    let benchmarks = checkout.call_log().into_iter().filter(|call| call["script"] == "benchmark");
+    assert!(benchmarks.into_iter().all(|call| call["env"].to_string().contains("BENCH_FIXTURE_MANIFEST")));
+    for file in walk_files(&verified.dir).into_iter().chain(walk_files(&reports)) {
+        let bytes = std::fs::read(&file).expect("a file the run wrote");
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains(GITHUB_TOKEN) && !text.contains(OPENAI_KEY), "a credential in {}", file.display());
+    }
 
     let manifest = read_json(&verified.dir.join("manifest.json"));
     let exports = manifest["exports"].as_array().expect("the manifest lists the export folder");
