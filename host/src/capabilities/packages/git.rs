@@ -27,17 +27,14 @@ impl GitCache {
         GitCache { root: root.join("git"), command: command.iter().map(|part| (*part).to_owned()).collect(), notify }
     }
 
-    /// The checkout of `source`, cloned when not cached.
+    /// The checkout of `source`, cloned when not cached. Without a revision, the repository and
+    /// revision last given for a repository of the same name (its pin): a suite set up from a
+    /// bundle file is the one later runs that name the suite's public address get.
     pub fn checkout(&self, source: &GitSource) -> Result<GitCheckout, PackagesError> {
-        let repo_dir = self.root.join(repository_folder(&source.repo));
-        let cache = |source| PackagesError::Cache { path: repo_dir.clone(), source };
-        let pin = repo_dir.join("pinned");
-        let rev = match &source.rev {
-            Some(rev) => checked_revision(rev)?,
-            None => match std::fs::read_to_string(&pin) {
-                Ok(pinned) => pinned.trim().to_owned(),
-                Err(_) => return Err(PackagesError::NotSetUp { repo: source.repo.clone() }),
-            },
+        let pin = self.root.join("pins").join(format!("{}.json", repository_name(&source.repo)));
+        let (repo, rev) = match &source.rev {
+            Some(rev) => (source.repo.clone(), checked_revision(rev)?),
+            None => read_pin(&pin).ok_or_else(|| PackagesError::NotSetUp { repo: source.repo.clone() })?,
         };
         for path in &source.paths {
             let plain = Path::new(path).components().all(|part| matches!(part, std::path::Component::Normal(_)));
@@ -45,36 +42,47 @@ impl GitCache {
                 return Err(PackagesError::BadGitPath { path: path.clone() });
             }
         }
+        let repo_dir = self.root.join(repository_folder(&repo));
+        let cache = |source| PackagesError::Cache { path: repo_dir.clone(), source };
         let target = repo_dir.join(rev.replace('/', "+"));
         let fetched = !target.join("commit").is_file();
         if fetched {
             fs_err::create_dir_all(&repo_dir).map_err(cache)?;
-            self.clone_into(source, &rev, &repo_dir, &target)?;
+            self.clone_into(&repo, &source.paths, &rev, &repo_dir, &target)?;
         }
         let commit = fs_err::read_to_string(target.join("commit")).map_err(cache)?.trim().to_owned();
         if source.rev.is_some() {
-            crate::atomic::write(&pin, rev.as_bytes()).map_err(cache)?;
+            fs_err::create_dir_all(pin.parent().unwrap_or(&self.root)).map_err(cache)?;
+            let record = serde_json::json!({ "repo": repo, "rev": rev }).to_string();
+            crate::atomic::write(&pin, record.as_bytes()).map_err(cache)?;
         }
-        Ok(GitCheckout { repo: source.repo.clone(), rev, commit, dir: target.join("tree"), fetched })
+        Ok(GitCheckout { repo, rev, commit, dir: target.join("tree"), fetched })
     }
 
-    fn clone_into(&self, source: &GitSource, rev: &str, repo_dir: &Path, target: &Path) -> Result<(), PackagesError> {
+    fn clone_into(
+        &self,
+        repo: &str,
+        paths: &[String],
+        rev: &str,
+        repo_dir: &Path,
+        target: &Path,
+    ) -> Result<(), PackagesError> {
         let cache = |error| PackagesError::Cache { path: repo_dir.to_path_buf(), source: error };
-        let fail = |reason: String| PackagesError::GitFetch { repo: source.repo.clone(), rev: rev.to_owned(), reason };
+        let fail = |reason: String| PackagesError::GitFetch { repo: repo.to_owned(), rev: rev.to_owned(), reason };
         let staging = tempfile::Builder::new().prefix(".fetch-").tempdir_in(repo_dir).map_err(cache)?;
         let tree = staging.path().join("tree");
-        (self.notify)(&format!("cloning {} at {rev} into {}", source.repo, target.display()));
+        (self.notify)(&format!("cloning {repo} at {rev} into {}", target.display()));
         let tree_text = tree.display().to_string();
         let mut clone = vec!["clone", "--quiet", "--no-checkout"];
         if !is_commit(rev) {
             // A tag or a branch: only its commit is needed.
             clone.extend(["--depth", "1", "--branch", rev]);
         }
-        clone.extend(["--", &source.repo, &tree_text]);
+        clone.extend(["--", repo, &tree_text]);
         self.git(None, &clone).map_err(fail)?;
-        if !source.paths.is_empty() {
+        if !paths.is_empty() {
             let mut sparse = vec!["sparse-checkout", "set", "--"];
-            sparse.extend(source.paths.iter().map(String::as_str));
+            sparse.extend(paths.iter().map(String::as_str));
             self.git(Some(&tree), &sparse).map_err(fail)?;
         }
         self.git(Some(&tree), &["checkout", "--quiet", "--detach", rev, "--"]).map_err(fail)?;
@@ -125,15 +133,28 @@ fn checked_revision(rev: &str) -> Result<String, PackagesError> {
     if ok { Ok(rev.to_owned()) } else { Err(PackagesError::BadRevision { rev: rev.to_owned() }) }
 }
 
-/// A folder name for a repository: its last path part (without `.git` or `.bundle`) and a hash of
-/// the whole address, so two repositories with one name never share a folder.
-fn repository_folder(repo: &str) -> String {
+/// A repository's name: its address's last part without `.git` or `.bundle`
+/// (`https://github.com/vercel/next-evals-oss` and `next-evals-oss.bundle` are both
+/// `next-evals-oss`).
+fn repository_name(repo: &str) -> String {
     let last = repo.trim_end_matches('/').rsplit(['/', ':']).next().unwrap_or_default();
     let name = last.trim_end_matches(".git").trim_end_matches(".bundle");
     let name: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '-' }).collect();
+    if name.is_empty() || name.starts_with('.') { "repository".to_owned() } else { name }
+}
+
+/// A folder name for a repository: its name and a hash of the whole address, so two
+/// repositories with one name never share a folder.
+fn repository_folder(repo: &str) -> String {
     let hash = hex::encode(Sha256::digest(repo.as_bytes()));
-    format!("{}-{}", if name.is_empty() { "repository" } else { &name }, &hash[..12])
+    format!("{}-{}", repository_name(repo), &hash[..12])
+}
+
+/// The repository and revision a pin file holds.
+fn read_pin(path: &Path) -> Option<(String, String)> {
+    let pin: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    Some((pin["repo"].as_str()?.to_owned(), pin["rev"].as_str()?.to_owned()))
 }
 
 #[cfg(test)]
@@ -183,7 +204,11 @@ mod tests {
         assert_eq!(std::fs::read_to_string(checkout.dir.join("docs/x.md")).unwrap(), "# first");
         let again = cache.checkout(&source(&repo, None, &[])).unwrap();
         assert!(!again.fetched, "the pinned revision comes from the cache");
-        assert_eq!((again.commit, again.dir), (first, checkout.dir));
+        assert_eq!((again.commit, again.dir), (first.clone(), checkout.dir.clone()));
+        // Another address with the repository's name gets the pinned repository.
+        let public = GitSource { repo: "https://example.invalid/team/suite.git".into(), rev: None, paths: vec![] };
+        let by_name = cache.checkout(&public).unwrap();
+        assert_eq!((by_name.repo, by_name.commit), (repo.display().to_string(), first));
     }
 
     #[test]

@@ -43,7 +43,8 @@ Example: `let next = packages::npm(\"next@16.2.0\"); let docs = `${next.dir}/dis
         "
 A git repository at a pinned revision, cloned once with `git` into host's cache and read from
 there ever after: `#{ repo, rev, paths }`, `repo` a URL, a local clone or a bundle file, `rev` a
-commit id, a tag or a branch (left out: the revision last given for this repository, its pin),
+commit id, a tag or a branch (left out: the repository and revision last given for a repository
+of the same name, its pin: a suite set up from a bundle file serves later calls that name its URL),
 `paths` the folders to check out (all when left out). The manifest records repository, revision
 and the full commit under `settings.packages`. Returns `#{ repo, rev, commit, dir, fetched }`,
 `dir` being the work tree.
