@@ -201,6 +201,22 @@ fn a_retrieve_that_fails_hangs_or_garbles_is_a_failure_and_the_script_goes_on() 
 }
 
 #[test]
+fn a_retrieved_row_keeps_every_field_the_api_sends_its_metadata_too() {
+    let server = FakeCortex::start(KEY);
+    let project = project(&server, "", "");
+    run(&project).expect_code(0);
+    let retrievals = output(&project, "retrievals.json");
+    let row = retrievals
+        .as_array()
+        .and_then(|all| all.iter().find_map(|r| r["results"].get(0)))
+        .expect("a retrieval with a row");
+    let mut keys: Vec<&str> = row.as_object().expect("a row").keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["confidence", "content", "metadata", "node_id", "score", "source", "type"]);
+    assert_eq!(row["metadata"]["tier"], "episodic", "--debug-report writes what the API sent: {row}");
+}
+
+#[test]
 fn a_wrong_api_key_is_a_401_failure_for_retrieve() {
     let server = FakeCortex::start(KEY);
     let project = project(&server, "seed: false,", r#"memory.config.api_key = "not-the-key";"#);

@@ -37,6 +37,15 @@ fn the_offline_run_answers_40_prompts_in_four_conditions_and_retrieves_each_in_b
     let modes =
         duckdb(&format!("SELECT mode, set, count(*) FROM '{}' GROUP BY 1, 2 ORDER BY 1", table(&run, "cortex_calls")));
     assert_eq!(modes["rows"], json!([["fast", "cortex-fast", 40], ["full", "cortex", 40]]));
+    // Grounded (3) and hallucination (0) rates per category, as for every metric of the seed.
+    let rates = duckdb(&format!(
+        "SELECT metric, count(DISTINCT condition), string_agg(DISTINCT category, '' ORDER BY category) FROM '{}' \
+         WHERE metric IN ('share_score_3', 'share_score_0') AND trial = 0 GROUP BY 1 ORDER BY 1",
+        table(&run, "summary")
+    ));
+    assert_eq!(rates["rows"], json!([["share_score_0", 4, "ABCDall"], ["share_score_3", 4, "ABCDall"]]));
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("By category, grounded / hallucination rate:"), "{report}");
 
     let results = results_json(&run);
     let retrievals = results["retrievals"].as_array().expect("retrievals");

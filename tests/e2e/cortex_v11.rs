@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{duckdb, host_in, host_in_with, repo_root, table};
+use crate::support::{TempProject, duckdb, host_in, host_in_with, repo_root, table};
 
 fn offline_run(out: &Path, extra: &[&str]) -> PathBuf {
     crate::support::offline_run("scripts/cortex_v11.rhai", out, extra)
@@ -273,6 +273,44 @@ fn help_lists_every_flag_with_its_default_and_makes_no_run() {
 }
 
 #[test]
+fn the_readme_gives_one_command_for_the_originals_setup_and_its_scenario_sets_what_differs() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let command = "host run scripts/cortex_v11.rhai --scenario scenarios/cortex_v11_original.toml -- --seed";
+    assert!(readme.contains(command), "the README gives the command reproducing the original's setup");
+    for default in [
+        "`--profile openclaw`",
+        "no decay, no MMR, a 0.35 score floor",
+        "`--query-type-by-category false`",
+        "`--judge-failures drop`",
+    ] {
+        assert!(readme.contains(default), "the README names the default {default} that differs from the original");
+    }
+    let out = tempfile::tempdir().expect("temporary directory");
+    let run = host_in(
+        &repo_root(),
+        &[
+            "run",
+            "scripts/cortex_v11.rhai",
+            "--scenario",
+            "scenarios/cortex_v11_original.toml",
+            "--out",
+            &out.path().join("run").display().to_string(),
+            "--",
+            "--help",
+        ],
+    );
+    run.expect_code(0);
+    for line in [
+        "[default: ubundi (from the scenario)",
+        "[default: http (from the scenario)",
+        "[default: true (from the scenario)]",
+        "[default: null (from the scenario)",
+    ] {
+        assert!(run.stdout.contains(line), "missing {line:?} in\n{}", run.stdout);
+    }
+}
+
+#[test]
 fn a_scenario_value_that_is_no_setting_is_an_error_naming_it() {
     let folder = tempfile::tempdir().expect("temporary directory");
     let text = std::fs::read_to_string(repo_root().join("scenarios/cortex_v11.toml")).expect("scenario");
@@ -424,7 +462,10 @@ fn rejudging_a_run_with_the_same_judge_agrees_exactly_and_a_jsonl_file_can_be_re
     let (first_text, again_text) = (first.display().to_string(), again.display().to_string());
     host_in(&repo_root(), &["run", "scripts/rejudge.rhai", "--out", &again_text, "--", "--run", &first_text])
         .expect_code(0);
-    let agreement = duckdb(&format!("SELECT metric, value, n FROM '{}' ORDER BY metric", table(&again, "agreement")));
+    let agreement = duckdb(&format!(
+        "SELECT metric, value, n FROM '{}' WHERE scope = 'all' ORDER BY metric",
+        table(&again, "agreement")
+    ));
     assert_eq!(agreement["rows"], json!([["cohen_kappa", 1.0, 150], ["exact_agreement", 1.0, 150]]));
 
     let lines = [
@@ -449,7 +490,10 @@ fn rejudging_a_run_with_the_same_judge_agrees_exactly_and_a_jsonl_file_can_be_re
     .expect_code(0);
     let scores = duckdb(&format!("SELECT prompt, score FROM '{}' ORDER BY prompt", table(&third, "judgments")));
     assert_eq!(scores["rows"], json!([["row1", 3], ["row2", 1]]));
-    let kappa = duckdb(&format!("SELECT value FROM '{}' WHERE metric = 'exact_agreement'", table(&third, "agreement")));
+    let kappa = duckdb(&format!(
+        "SELECT value FROM '{}' WHERE scope = 'all' AND metric = 'exact_agreement'",
+        table(&third, "agreement")
+    ));
     assert_eq!(kappa["rows"], json!([[0.5]]));
 }
 
@@ -525,6 +569,27 @@ results::write_json("out.json", #{
     project.host(&["run", "scripts/failures.rhai", "--run-id", "f"]).expect_code(0);
     let out: Value = serde_json::from_str(&project.read("runs/failures/f/out.json")).expect("JSON");
     assert_eq!(out, json!({"dropped": 2.5, "nulled": null, "clean": 1.0}));
+}
+
+#[test]
+fn the_ubundi_simulation_keeps_four_candidates_per_hit_for_mmr_whatever_top_k_is() {
+    let project = TempProject::new();
+    project.with_libraries(&["cortex/openclaw"]);
+    project.write(
+        "scripts/probe.rhai",
+        r#"import "lib/cortex/openclaw" as openclaw;
+let three = #{ profile: "ubundi", top_k: 3, half_life_days: 30.0, mmr_lambda: 0.7 };
+let six = three + #{ top_k: 6 };
+results::write_json("out.json", [
+    openclaw::query_options(three, ()).candidates, openclaw::query_options(six, ()).candidates,
+    openclaw::query_options(three, 20).candidates, openclaw::query_options(three, ()).limit,
+]);
+"#,
+    );
+    project.host(&["run", "scripts/probe.rhai", "--run-id", "p"]).expect_code(0);
+    let pools: Value = serde_json::from_str(&project.read("runs/probe/p/out.json")).expect("out.json");
+    // top_k × 4 (the original's 24 at its top_k of 6); a longer limit reads further down.
+    assert_eq!(pools, json!([12, 24, 20, 3]));
 }
 
 #[test]

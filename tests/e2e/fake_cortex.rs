@@ -326,7 +326,8 @@ async fn retrieve(State(script): State<Shared>, headers: HeaderMap, body: Bytes)
         .map(|(score, memory)| {
             json!({
                 "node_id": memory.node_id, "type": "FACT", "content": memory.content,
-                "score": score, "source": "retrieve", "confidence": 0.9
+                "score": score, "source": "retrieve", "confidence": 0.9,
+                "metadata": {"tier": "episodic", "node": memory.node_id}
             })
         })
         .collect();

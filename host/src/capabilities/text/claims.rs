@@ -128,7 +128,7 @@ fn value_of(word: &str, table: &[(&str, u64)]) -> u64 {
 
 /// The code spans of a text (fenced blocks whole, then inline spans, trimmed) and the prose
 /// with every span replaced by a space. An unclosed backtick is prose.
-fn split_code(text: &str) -> (Vec<String>, String) {
+pub(super) fn split_code(text: &str) -> (Vec<String>, String) {
     let mut code = Vec::new();
     let mut prose = String::new();
     let mut rest = text;
@@ -156,7 +156,7 @@ fn without_list_marker(line: &str) -> &str {
     if digits > 0 && (rest.starts_with(". ") || rest.starts_with(") ")) { &rest[2..] } else { line }
 }
 
-fn tokens(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn tokens(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || "_@./:{}<>$%+-".contains(c)))
         .map(trim_token)
         .filter(|token| !token.is_empty() && !matches!(token.to_ascii_lowercase().as_str(), "e.g" | "i.e" | "etc"))
@@ -183,7 +183,7 @@ fn trim_token(token: &str) -> &str {
     }
 }
 
-fn looks_specific(token: &str) -> bool {
+pub(super) fn looks_specific(token: &str) -> bool {
     let chars: Vec<char> = token.chars().collect();
     let inner_dot_or_colon = chars
         .windows(3)

@@ -2,7 +2,7 @@
 //! Rhai (sentences, words and stop words, quantities, fact matching, dates, number formatting,
 //! Markdown tables, prompt templates, token counts), as pure functions.
 //!
-//! Each function but `render` (minijinja templates), `token_count` (OpenAI's encodings), the answer readers of `claims.rs` (the
+//! Each function but `render` (minijinja templates), `token_count` (OpenAI's encodings), the answer readers of `claims.rs` and the ground-truth readers of `truth.rs` (the
 //! built-in judge's) and `plain` (markdown as plain text, for docs-to-memories) ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
 //! included, so that a script calling it computes what it computed before, to the character;
 //! the originals are kept in `parity_originals.rhai`, and `parity_tests.rs` holds the ports to
@@ -19,6 +19,7 @@ mod sentences;
 mod table;
 mod template;
 mod tokens;
+mod truth;
 mod words;
 
 pub use claims::{clauses, numerals, specifics};
@@ -31,6 +32,7 @@ pub use sentences::{pieces, sentences, squash};
 pub use table::{Align, markdown_table};
 pub use template::render;
 pub use tokens::{ENCODINGS, token_count};
+pub use truth::{stated, truth_facts};
 pub use words::{STOP_WORDS, content_words, has_digit, is_stop_word, overlap, stem, terms, whole_number, words};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -324,6 +324,35 @@ Example: `text::clauses(\"I don't know, but maybe 100.\")` is `[\"I don't know\"
     .set_into_module(module, |text: &str| -> Array { strings(super::clauses(text)) });
 
     function(
+        "truth_facts",
+        &["truth: &str", "question: &str", "Array"],
+        "
+The sentences of a ground truth, each as an array of the facts an answer would name to state it:
+outside parentheses where that leaves any, its code spans, specifics and names (`SendGrid`, `ESM`,
+`iron-session`, a capitalised word inside the sentence), or, when it has none, its content words;
+facts the question already states are left out, and a sentence left with none is dropped. The
+built-in judge's key facts when a dataset gives none.
+Example: `text::truth_facts(\"Port 4000. Grafana used 3000.\", \"Which port?\")` is `[[\"4000\"], [\"Grafana\", \"3000\"]]`",
+    )
+    .set_into_module(module, |truth: &str, question: &str| -> Array {
+        super::truth_facts(truth, question).into_iter().map(|facts| Dynamic::from_array(strings(facts))).collect()
+    });
+
+    function(
+        "stated",
+        &["answer: &str", "facts: Array", "Array"],
+        "
+The facts (strings) an answer states, in their order: found as written (`text::contains_fact`,
+with the answer's number words as digits), or the fact's words one after another among the
+answer's, each stemmed (\"400-line\" is stated by \"400 lines\").
+Example: `text::stated(\"PRs stay under 400 lines\", [\"400-line\", \"Biome\"])` is `[\"400-line\"]`",
+    )
+    .set_into_module(module, |context: NativeCallContext, answer: &str, facts: Array| -> Result<Array> {
+        let facts = string_items(&context, "facts", &facts)?;
+        Ok(strings(super::stated(answer, &facts)))
+    });
+
+    function(
         "plain",
         &["markdown: &str", "String"],
         "
