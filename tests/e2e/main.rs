@@ -21,6 +21,7 @@ mod llm;
 mod manifest;
 mod memory_hook;
 mod memory_hook_bench;
+mod memory_hook_suite;
 mod merge;
 mod proc;
 mod report_html;

@@ -255,14 +255,11 @@ fn resume_keeps_the_pairs_a_run_finished_and_runs_only_the_rest() {
     assert_eq!(configs, json!([["agents-md"], ["baseline"]]));
 }
 
-/// The shipped mini-eval with real Next.js: `npm install` from the registry (so behind a flag:
-/// `HOST_TEST_NEXT=1`), `next build` and vitest, the codemod indexing next@16.2.0's own docs.
+/// The shipped mini-eval with real Next.js: `npm install` from the registry, `next build` and
+/// vitest, the codemod indexing next@16.2.0's own docs.
 #[test]
+#[ignore = "installs Next.js from the npm registry and builds it (minutes, network): run with --ignored"]
 fn with_real_next_a_mini_eval_installs_builds_and_passes_its_eval_under_baseline_and_agents_md() {
-    if std::env::var_os("HOST_TEST_NEXT").is_none() {
-        eprintln!("skipped: set HOST_TEST_NEXT=1 to install Next.js from the npm registry and build");
-        return;
-    }
     let dir = tempfile::tempdir().expect("temporary directory");
     let run = dir.path().join("run");
     let out = run.display().to_string();
