@@ -162,7 +162,8 @@ impl WritePolicy {
 
 fn canonical(path: &Path, shown: String) -> Result<PathBuf, FilesError> {
     std::fs::canonicalize(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => FilesError::NotFound { path: shown },
+        // `a-file/x` names nothing, as a missing file does.
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => FilesError::NotFound { path: shown },
         _ => FilesError::Io { path: shown, source },
     })
 }
@@ -245,6 +246,13 @@ mod tests {
     fn a_missing_file_inside_the_project_is_not_found_rather_than_an_escape() {
         let (_dir, policy) = project();
         assert!(matches!(policy.resolve("data/missing.json"), Err(FilesError::NotFound { .. })));
+    }
+
+    #[test]
+    fn a_path_under_a_file_is_not_found_rather_than_an_error() {
+        // A suite's evals folder held a `.DS_Store` file: `.DS_Store/PROMPT.md` names nothing.
+        let (_dir, policy) = project();
+        assert!(matches!(policy.resolve("data/a.json/PROMPT.md"), Err(FilesError::NotFound { .. })));
     }
 
     #[test]

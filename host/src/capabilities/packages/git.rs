@@ -33,7 +33,7 @@ impl GitCache {
     pub fn checkout(&self, source: &GitSource) -> Result<GitCheckout, PackagesError> {
         let pin = self.root.join("pins").join(format!("{}.json", repository_name(&source.repo)));
         let (repo, rev) = match &source.rev {
-            Some(rev) => (source.repo.clone(), checked_revision(rev)?),
+            Some(rev) => (absolute_if_local(&source.repo), checked_revision(rev)?),
             None => read_pin(&pin).ok_or_else(|| PackagesError::NotSetUp { repo: source.repo.clone() })?,
         };
         for path in &source.paths {
@@ -131,6 +131,15 @@ fn checked_revision(rev: &str) -> Result<String, PackagesError> {
         && !rev.contains("..")
         && rev.chars().all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c));
     if ok { Ok(rev.to_owned()) } else { Err(PackagesError::BadRevision { rev: rev.to_owned() }) }
+}
+
+/// A repository on this machine (a clone or a bundle file) by its absolute path, so that its pin
+/// holds wherever a later run starts; a URL as it is.
+fn absolute_if_local(repo: &str) -> String {
+    match std::fs::canonicalize(repo) {
+        Ok(path) if !repo.contains("://") => path.display().to_string(),
+        _ => repo.to_owned(),
+    }
 }
 
 /// A repository's name: its address's last part without `.git` or `.bundle`
