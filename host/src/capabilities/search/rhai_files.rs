@@ -98,15 +98,21 @@ Example: `let memories = search::open_corpus(`${store}/memories.corpus`);`",
     )
     .with_volatility(true)
     .set_into_module(module, move |context: NativeCallContext, path: &str| -> Result<CorpusHandle> {
+        // Read (and so permission-checked) on every call; decoded, and its BM25 index built, once
+        // per process for the same file, so a warm hook server answers from memory.
         let bytes = files.read_bytes(path).map_err(|error| script_error(&context, &error))?;
+        let key = opened::key(path, bytes.len());
+        if let Some((corpus, fields, model)) = key.as_ref().and_then(opened::get) {
+            return Ok(CorpusHandle { corpus, fields, model, search: search.clone() });
+        }
         let StoredCorpus { model, corpus, fields, index } = stored::decode(bytes)
             .map_err(|source| fail(&context, &SearchError::CorpusFile { path: path.to_string(), source }))?;
-        Ok(CorpusHandle {
-            corpus: Arc::new(corpus),
-            fields: Arc::new(Fields::Stored { path: path.to_string(), fields, index }),
-            model,
-            search: search.clone(),
-        })
+        let corpus = Arc::new(corpus);
+        let fields = Arc::new(Fields::Stored { path: path.to_string(), fields, index });
+        if let Some(key) = key {
+            opened::put(key, (corpus.clone(), fields.clone(), model.clone()));
+        }
+        Ok(CorpusHandle { corpus, fields, model, search: search.clone() })
     });
 
     function(
@@ -140,4 +146,46 @@ Example: `let boosted = memories.lookup(\"imports\", \"next/cache\");`",
             Ok(found.into_iter().map(|doc| Dynamic::from(doc as INT)).collect())
         },
     );
+}
+
+/// Corpus files opened in this process, by path, size and modification time: a hook server runs
+/// its script afresh for every event, and decoding a store and building its BM25 index again
+/// each time would cost more than the rest of the answer.
+mod opened {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    use std::time::SystemTime;
+
+    use super::super::corpus::Corpus;
+    use super::Fields;
+
+    /// The most files kept; past it the cache starts again (a hook opens a handful).
+    const MAX_FILES: usize = 16;
+
+    pub(super) type Key = (String, usize, SystemTime);
+    pub(super) type Opened = (Arc<Corpus>, Arc<Fields>, Option<String>);
+
+    fn cache() -> &'static Mutex<HashMap<Key, Opened>> {
+        static CACHE: OnceLock<Mutex<HashMap<Key, Opened>>> = OnceLock::new();
+        CACHE.get_or_init(Default::default)
+    }
+
+    /// The key of the file at `path` of `size` bytes; `None` when its modification time is unknown.
+    pub(super) fn key(path: &str, size: usize) -> Option<Key> {
+        let modified = std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok()?;
+        Some((path.to_string(), size, modified))
+    }
+
+    pub(super) fn get(key: &Key) -> Option<Opened> {
+        cache().lock().ok()?.get(key).cloned()
+    }
+
+    pub(super) fn put(key: Key, opened: Opened) {
+        if let Ok(mut cache) = cache().lock() {
+            if cache.len() >= MAX_FILES {
+                cache.clear();
+            }
+            cache.insert(key, opened);
+        }
+    }
 }
