@@ -2,15 +2,19 @@
 //! cache: the embedding model, ONNX Runtime's library and the charting libraries of report.html.
 
 use crate::capabilities::html::libraries;
-use crate::capabilities::packages::NpmCache;
+use crate::capabilities::packages::{CachedPackages, GitCache, NpmCache};
 use crate::cli::ModelArgs;
 
 use super::Outcome;
 
 pub fn fetch(args: &ModelArgs) -> anyhow::Result<Outcome> {
     super::model::model(args)?;
-    let npm = NpmCache::new(&crate::project::cache_root(), &["npm"], Box::new(|line: &str| eprintln!("{line}")));
-    for library in libraries::load(&npm)? {
+    let cache = crate::project::cache_root();
+    let registries = CachedPackages {
+        npm: NpmCache::new(&cache, &["npm"], Box::new(|line: &str| eprintln!("{line}"))),
+        git: GitCache::new(&cache, &["git"], Box::new(|line: &str| eprintln!("{line}"))),
+    };
+    for library in libraries::load(&registries)? {
         eprintln!("{} {} (report.html's charts) in host's cache", library.name, library.version);
     }
     Ok(Outcome::Success)

@@ -169,7 +169,7 @@ fn execute(
 
     let dir = run::create_dir(args.out.as_deref(), &runs, &experiment, &run_id)?;
     let dir = fs_err::canonicalize(&dir)?;
-    files.allow_root(&dir);
+    crate::capabilities::fs::Files::allow_root(files.as_ref(), &dir);
     console.attach_log_file(&dir.join("run.log")).context("cannot create run.log")?;
     let results = Arc::new(RunResults::new(&dir, &run_id)?);
     let git = git.join().unwrap_or(None);

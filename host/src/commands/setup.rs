@@ -14,7 +14,7 @@ use crate::capabilities::llm::carried::Seeds;
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::loopback::LocalLoopback;
-use crate::capabilities::packages::{NoPackages, NpmCache, RecordedPackages};
+use crate::capabilities::packages::{CachedPackages, GitCache, NoPackages, NpmCache, RecordedPackages};
 use crate::capabilities::proc::{
     Groups, LocalProcesses, MeteredProcesses, NoProcesses, Proc, ProcPolicy, ScenarioProc,
 };
@@ -88,14 +88,15 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let settings = WorkspaceSettings { run_id: run.id.clone(), run_dir: run.dir.clone(), keep: parts.keep_workspaces };
     let git = Arc::new(ProcGit::new(proc.clone(), parts.runtime.clone()));
     let workspaces = Arc::new(Workspaces::new(settings, parts.files.clone(), git));
-    let notify = {
-        let console = parts.console.clone();
-        Box::new(move |line: &str| console.line(line))
-    };
-    let npm = Arc::new(NpmCache::new(&crate::project::cache_root(), &["npm"], notify));
+    let notify = |console: Arc<Console>| Box::new(move |line: &str| console.line(line));
+    let cache = crate::project::cache_root();
+    let registries = Arc::new(CachedPackages {
+        npm: NpmCache::new(&cache, &["npm"], notify(parts.console.clone())),
+        git: GitCache::new(&cache, &["git"], notify(parts.console.clone())),
+    });
     let readable = parts.files.clone();
-    let allow_read = Box::new(move |dir: &Path| readable.allow_root(dir));
-    let packages = Arc::new(RecordedPackages::new(npm, results.clone(), allow_read));
+    let allow_read = Box::new(move |dir: &Path| crate::capabilities::fs::Files::allow_root(readable.as_ref(), dir));
+    let packages = Arc::new(RecordedPackages::new(registries, results.clone(), allow_read));
     let reports = Arc::new(VegaReports::new(packages.clone(), format!("host {}", env!("CARGO_PKG_VERSION"))));
     Ok(Capabilities {
         proc,

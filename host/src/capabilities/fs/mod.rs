@@ -71,6 +71,10 @@ pub trait Files: Send + Sync {
     /// The absolute path `path` names if it lies under a folder the user named on the command
     /// line (it need not exist yet): where [`crate::capabilities::results`] may export files.
     fn granted(&self, path: &str) -> Result<PathBuf, FilesError>;
+    /// Lets scripts read `root` (an existing folder) and everything under it too: the run
+    /// directory, so that a script reads back what the programs it started wrote there wherever
+    /// `--out` put it; a package's folder in host's cache; an export folder.
+    fn allow_root(&self, root: &std::path::Path);
 }
 
 /// One input file, as the manifest records it.
@@ -91,12 +95,6 @@ pub struct SandboxFiles {
 impl SandboxFiles {
     pub fn new(policy: ReadPolicy) -> Self {
         SandboxFiles { policy: std::sync::RwLock::new(policy), inputs: Mutex::new(BTreeMap::new()) }
-    }
-
-    /// Lets scripts read `root` and everything under it too: the run directory, so that a script
-    /// reads back what the programs it started wrote there, wherever `--out` put it.
-    pub fn allow_root(&self, root: &std::path::Path) {
-        self.policy.write().unwrap_or_else(std::sync::PoisonError::into_inner).add_root(root);
     }
 
     fn resolve_path(&self, path: &str) -> Result<PathBuf, FilesError> {
@@ -153,6 +151,10 @@ impl Files for SandboxFiles {
 
     fn granted(&self, path: &str) -> Result<PathBuf, FilesError> {
         self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).granted(path)
+    }
+
+    fn allow_root(&self, root: &std::path::Path) {
+        self.policy.write().unwrap_or_else(std::sync::PoisonError::into_inner).add_root(root);
     }
 
     fn list(&self, folder: &str) -> Result<Vec<String>, FilesError> {

@@ -20,19 +20,25 @@ pub struct ReadPolicy {
     /// What the user typed on the command line, mapped to the canonical path it named from the
     /// working directory, so a script can pass `ARGS.sessions` straight to `fs::read_json`.
     given: BTreeMap<String, PathBuf>,
+    /// Paths typed on the command line that name nothing yet (an output folder to create),
+    /// absolute with their existing part canonical: they may be granted for writes, not read.
+    named: BTreeMap<String, PathBuf>,
 }
 
 impl ReadPolicy {
     /// Reads resolve relative paths against `base` (the project root), which is also a root.
     pub fn new(base: &Path) -> Result<Self, FilesError> {
         let base = canonical(base, base.display().to_string())?;
-        Ok(ReadPolicy { roots: vec![base.clone()], base, given: BTreeMap::new() })
+        Ok(ReadPolicy { roots: vec![base.clone()], base, given: BTreeMap::new(), named: BTreeMap::new() })
     }
 
     /// Allows reading `typed` (a path the user gave on the command line, relative to `cwd`) and,
     /// if it is a folder, everything under it. Returns false when it names nothing.
     pub fn allow_given(&mut self, typed: &str, cwd: &Path) -> bool {
         let Ok(path) = std::fs::canonicalize(cwd.join(typed)) else {
+            if let Some(path) = canonical_prefix(&normalize(&cwd.join(typed))) {
+                self.named.insert(typed.to_string(), path);
+            }
             return false;
         };
         if !self.roots.iter().any(|root| path.starts_with(root)) {
@@ -82,22 +88,14 @@ impl ReadPolicy {
         if requested.is_empty() {
             return Err(FilesError::EmptyPath);
         }
-        let path = match self.given.get(requested) {
+        let path = match self.given.get(requested).or_else(|| self.named.get(requested)) {
             Some(path) => path.clone(),
             None => normalize(&self.base.join(requested)),
         };
-        let folders = self.given.values().filter(|given| given.is_dir());
-        let Some(folder) =
-            folders.filter(|folder| path.starts_with(folder)).max_by_key(|folder| folder.as_os_str().len())
-        else {
-            return Err(not_granted());
-        };
-        // The part that exists already must not link out of the folder.
-        let existing = path.ancestors().find(|ancestor| ancestor.exists()).unwrap_or(folder);
-        if !canonical(existing, requested.to_string())?.starts_with(folder) {
-            return Err(not_granted());
-        }
-        Ok(path)
+        // Symlinks in the part that exists are resolved, so none can lead out of the folder.
+        let real = canonical_prefix(&path).ok_or_else(not_granted)?;
+        let mut folders = self.given.values().filter(|given| given.is_dir()).chain(self.named.values());
+        if folders.any(|folder| real.starts_with(folder)) { Ok(real) } else { Err(not_granted()) }
     }
 }
 
@@ -167,6 +165,14 @@ fn canonical(path: &Path, shown: String) -> Result<PathBuf, FilesError> {
         std::io::ErrorKind::NotFound => FilesError::NotFound { path: shown },
         _ => FilesError::Io { path: shown, source },
     })
+}
+
+/// `path` (absolute, normalized) with its longest existing part canonical, so that a folder to
+/// be created is compared with canonical paths; `None` when nothing of it exists.
+fn canonical_prefix(path: &Path) -> Option<PathBuf> {
+    let existing = path.ancestors().find(|ancestor| ancestor.exists())?;
+    let rest = path.strip_prefix(existing).ok()?;
+    Some(std::fs::canonicalize(existing).ok()?.join(rest))
 }
 
 /// Removes `.` and applies `..` without touching the file system.
@@ -281,6 +287,17 @@ mod tests {
         for bad in ["data", "../outside.txt", &format!("{}/../x", checkout.display())] {
             assert!(matches!(policy.granted(bad), Err(FilesError::NotGranted { .. })), "{bad}");
         }
+        // A folder named on the command line that does not exist yet may be created and written.
+        assert!(!policy.allow_given("out/store", dir.path()));
+        let store = dir.path().canonicalize().unwrap().join("out/store");
+        assert_eq!(
+            policy.granted(store.join("memories.corpus").to_str().unwrap()).unwrap(),
+            store.join("memories.corpus")
+        );
+        assert!(
+            matches!(policy.resolve(store.to_str().unwrap()), Err(FilesError::Escapes { .. })),
+            "named, not readable"
+        );
         std::os::unix::fs::symlink(dir.path(), checkout.join("up")).unwrap();
         let through_link = checkout.join("up/project");
         assert!(matches!(policy.granted(through_link.to_str().unwrap()), Err(FilesError::NotGranted { .. })));

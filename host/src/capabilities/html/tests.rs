@@ -33,6 +33,13 @@ impl Packages for FakeCache {
     fn npm_install(&self, _spec: &str) -> Result<Installed, PackagesError> {
         Err(PackagesError::Unavailable)
     }
+
+    fn git(
+        &self,
+        _source: &crate::capabilities::packages::GitSource,
+    ) -> Result<crate::capabilities::packages::GitCheckout, PackagesError> {
+        Err(PackagesError::Unavailable)
+    }
 }
 
 const REPORT: &str = "# Benchmark\n\nIntro.\n\n## Scores\n\n| a | b |\n|---|--:|\n| x | 1 |\n\n### Detail\n\nMore.\n\n## Latency\n\nFast.\n";

@@ -3,9 +3,11 @@
 //! network only the first time. Each fetched package is recorded in the run's manifest
 //! (`settings.packages`: name, version, sha256 of the archive) by [`RecordedPackages`].
 //!
-//! Today the registry is npm (the `next` package's docs, the Claude Code CLI, the OpenClaw
-//! runtime), fetched with `npm pack` and unpacked with `tar`.
+//! The registries are npm (the `next` package's docs, the Claude Code CLI, the OpenClaw
+//! runtime), fetched with `npm pack` and unpacked with `tar`, and git repositories pinned by
+//! commit or tag (an eval suite, a docs tree), cloned with `git`.
 
+mod git;
 mod npm;
 pub mod rhai;
 
@@ -14,7 +16,34 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
+pub use git::GitCache;
 pub use npm::NpmCache;
+
+/// A git repository at a revision: `rev` a commit id (7 to 40 hex digits), a tag or a branch;
+/// `None` for the revision last set up for this repository. `paths` limits the checkout to
+/// those folders (a sparse checkout), all of it when empty.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitSource {
+    pub repo: String,
+    #[serde(default)]
+    pub rev: Option<String>,
+    #[serde(default)]
+    pub paths: Vec<String>,
+}
+
+/// A git checkout in the cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GitCheckout {
+    pub repo: String,
+    pub rev: String,
+    /// The full commit id the revision resolved to.
+    pub commit: String,
+    /// The work tree.
+    pub dir: PathBuf,
+    /// Whether this call cloned it (false: it was in the cache already).
+    pub fetched: bool,
+}
 
 /// A package in the cache.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -49,6 +78,18 @@ pub enum PackagesError {
     },
     #[error("packages are not fetched here (`host check` and `host api` reach no registry)")]
     Unavailable,
+    #[error(
+        "cannot check out `{repo}` at `{rev}`: {reason}; hint: check the repository's address (a URL, a local clone or a bundle file) and that it has that revision"
+    )]
+    GitFetch { repo: String, rev: String, reason: String },
+    #[error(
+        "no revision of `{repo}` was set up yet; hint: give a commit or tag once (`setup --commit <sha>`), later runs use it"
+    )]
+    NotSetUp { repo: String },
+    #[error("`{rev}` is not a revision: give a commit id, a tag or a branch name")]
+    BadRevision { rev: String },
+    #[error("`{path}` is not a folder inside the repository")]
+    BadGitPath { path: String },
 }
 
 /// A program from a registry installed with its dependencies, in the cache.
@@ -75,6 +116,29 @@ pub trait Packages: Send + Sync {
     /// The npm package `spec` installed with its dependencies (`npm install`), when not cached:
     /// for programs that need their dependencies to run.
     fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError>;
+
+    /// The git repository `source` checked out at its revision, cloned when not cached.
+    fn git(&self, source: &GitSource) -> Result<GitCheckout, PackagesError>;
+}
+
+/// Every registry, each with its own cache under host's cache folder.
+pub struct CachedPackages {
+    pub npm: NpmCache,
+    pub git: GitCache,
+}
+
+impl Packages for CachedPackages {
+    fn npm(&self, spec: &str) -> Result<Package, PackagesError> {
+        self.npm.npm(spec)
+    }
+
+    fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError> {
+        self.npm.npm_install(spec)
+    }
+
+    fn git(&self, source: &GitSource) -> Result<GitCheckout, PackagesError> {
+        self.git.checkout(source)
+    }
 }
 
 /// No packages at all: for commands that must not reach a registry.
@@ -86,6 +150,10 @@ impl Packages for NoPackages {
     }
 
     fn npm_install(&self, _spec: &str) -> Result<Installed, PackagesError> {
+        Err(PackagesError::Unavailable)
+    }
+
+    fn git(&self, _source: &GitSource) -> Result<GitCheckout, PackagesError> {
         Err(PackagesError::Unavailable)
     }
 }
@@ -138,6 +206,16 @@ impl Packages for RecordedPackages {
             "lock_sha256": installed.lock_sha256,
         }));
         Ok(installed)
+    }
+
+    fn git(&self, source: &GitSource) -> Result<GitCheckout, PackagesError> {
+        let checkout = self.inner.git(source)?;
+        (self.allow_read)(&checkout.dir);
+        self.record(serde_json::json!({
+            "registry": "git", "repo": checkout.repo, "rev": checkout.rev, "commit": checkout.commit,
+            "paths": source.paths,
+        }));
+        Ok(checkout)
     }
 }
 

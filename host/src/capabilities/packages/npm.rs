@@ -8,7 +8,7 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use super::{Installed, Package, Packages, PackagesError, pinned};
+use super::{Installed, Package, PackagesError, pinned};
 
 /// The npm packages under `<cache>/npm/<name>@<version>/` (`/` in a scoped name becomes `+`):
 /// the archive, `package/` unpacked and `sha256`; installs with their dependencies under
@@ -121,8 +121,9 @@ fn move_into_place(staging: tempfile::TempDir, target: &Path, complete: fn(&Path
     Ok(())
 }
 
-impl Packages for NpmCache {
-    fn npm(&self, spec: &str) -> Result<Package, PackagesError> {
+impl NpmCache {
+    /// The npm package `spec` (`name@version`, the version exact), fetched when not cached.
+    pub fn npm(&self, spec: &str) -> Result<Package, PackagesError> {
         let (name, version) = pinned(spec)?;
         let target = self.root.join(format!("{}@{version}", name.replace('/', "+")));
         let fetched = !complete(&target);
@@ -137,7 +138,8 @@ impl Packages for NpmCache {
         Ok(Package { name, version, dir: target.join("package"), archive, sha256, fetched })
     }
 
-    fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError> {
+    /// The npm package `spec` installed with its dependencies, when not cached.
+    pub fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError> {
         let (name, version) = pinned(spec)?;
         let target = self.installs.join(format!("{}@{version}", name.replace('/', "+")));
         let fetched = !installed_complete(&target);

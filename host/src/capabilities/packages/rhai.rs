@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use rhai::{Dynamic, EvalAltResult, Map, Module, NativeCallContext};
 
-use super::Packages;
-use crate::capabilities::{docs::function, script_error};
+use super::{GitSource, Packages};
+use crate::capabilities::{docs::function, script_error, script_value};
 
 pub fn module(packages: Arc<dyn Packages>) -> Module {
     let mut module = Module::new();
@@ -33,6 +33,35 @@ Example: `let next = packages::npm(\"next@16.2.0\"); let docs = `${next.dir}/dis
             map.insert("archive".into(), package.archive.display().to_string().into());
             map.insert("sha256".into(), package.sha256.into());
             map.insert("fetched".into(), Dynamic::from_bool(package.fetched));
+            Ok(map)
+        },
+    );
+    let cloner = packages.clone();
+    function(
+        "git",
+        &["source: Map", "Map"],
+        "
+A git repository at a pinned revision, cloned once with `git` into host's cache and read from
+there ever after: `#{ repo, rev, paths }`, `repo` a URL, a local clone or a bundle file, `rev` a
+commit id, a tag or a branch (left out: the repository and revision last given for a repository
+of the same name, its pin: a suite set up from a bundle file serves later calls that name its URL),
+`paths` the folders to check out (all when left out). The manifest records repository, revision
+and the full commit under `settings.packages`. Returns `#{ repo, rev, commit, dir, fetched }`,
+`dir` being the work tree.
+Example: `let suite = packages::git(#{ repo: \"https://github.com/vercel/next-evals-oss\", rev: \"98397f2\" }); let evals = `${suite.dir}/evals`;`",
+    )
+    .with_volatility(true)
+    .set_into_module(
+        &mut module,
+        move |context: NativeCallContext, source: Map| -> Result<Map, Box<EvalAltResult>> {
+            let source: GitSource = script_value(&context, "git source", &source.into(), &serde_json::json!({}))?;
+            let checkout = cloner.git(&source).map_err(|error| script_error(&context, &error))?;
+            let mut map = Map::new();
+            map.insert("repo".into(), checkout.repo.into());
+            map.insert("rev".into(), checkout.rev.into());
+            map.insert("commit".into(), checkout.commit.into());
+            map.insert("dir".into(), checkout.dir.display().to_string().into());
+            map.insert("fetched".into(), Dynamic::from_bool(checkout.fetched));
             Ok(map)
         },
     );

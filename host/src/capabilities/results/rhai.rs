@@ -33,6 +33,7 @@ Example: `let reports = results::export_folder(`${checkout}/reports/run-1`); res
     .set_into_module(&mut module, move |context: NativeCallContext, folder: &str| -> Result<String> {
         let granted = files.granted(folder).map_err(|error| script_error(&context, &error))?;
         let opened = sink.export(&granted).map_err(|error| script_error(&context, &error))?;
+        files.allow_root(&opened);
         Ok(opened.display().to_string())
     });
 
