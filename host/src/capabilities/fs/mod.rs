@@ -61,6 +61,9 @@ pub trait Files: Send + Sync {
     fn read_text(&self, path: &str) -> Result<Text, FilesError>;
     /// The whole file as bytes.
     fn read_bytes(&self, path: &str) -> Result<Vec<u8>, FilesError>;
+    /// Records `path` as read for the run, as [`Self::read_bytes`] does, when the caller already
+    /// holds its content from an earlier read in this process (`sha256` of its `bytes` bytes).
+    fn record_read(&self, path: &str, sha256: &str, bytes: u64) -> Result<(), FilesError>;
     /// Whether `path` names an existing file or folder that may be read.
     fn exists(&self, path: &str) -> Result<bool, FilesError>;
     /// The entries of a folder, sorted by name, as paths usable with the other functions.
@@ -108,12 +111,16 @@ impl SandboxFiles {
 
     /// Records a file the host itself read for the run (the script, a module, the scenario).
     pub fn record(&self, path: &std::path::Path, bytes: &[u8]) {
+        self.record_hashed(path, sha256_hex(bytes), bytes.len() as u64);
+    }
+
+    fn record_hashed(&self, path: &std::path::Path, sha256: String, bytes: u64) {
         let base = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).base().to_path_buf();
         let shown = match path.strip_prefix(&base) {
             Ok(relative) => relative.display().to_string(),
             Err(_) => path.display().to_string(),
         };
-        let record = InputRecord { path: shown, sha256: sha256_hex(bytes), bytes: bytes.len() as u64 };
+        let record = InputRecord { path: shown, sha256, bytes };
         if let Ok(mut inputs) = self.inputs.lock() {
             inputs.insert(path.to_path_buf(), record);
         }
@@ -126,6 +133,12 @@ impl Files for SandboxFiles {
         let bytes = fs_err::read(&resolved).map_err(|source| FilesError::Io { path: path.to_string(), source })?;
         self.record(&resolved, &bytes);
         Ok(bytes)
+    }
+
+    fn record_read(&self, path: &str, sha256: &str, bytes: u64) -> Result<(), FilesError> {
+        let resolved = self.resolve_path(path)?;
+        self.record_hashed(&resolved, sha256.to_owned(), bytes);
+        Ok(())
     }
 
     fn read_text(&self, path: &str) -> Result<Text, FilesError> {

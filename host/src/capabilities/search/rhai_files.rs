@@ -98,15 +98,38 @@ Example: `let memories = search::open_corpus(`${store}/memories.corpus`);`",
     )
     .with_volatility(true)
     .set_into_module(module, move |context: NativeCallContext, path: &str| -> Result<CorpusHandle> {
+        // Permission-checked on every call; read, decoded and its BM25 index built once per
+        // process for the same file, so that a warm hook server answers from memory.
+        let resolved = files.resolve(path).map_err(|error| script_error(&context, &error))?;
+        let key = opened::key(&resolved);
+        if let Some(hit) = key.as_ref().and_then(opened::get) {
+            files.record_read(path, &hit.sha256, hit.bytes).map_err(|error| script_error(&context, &error))?;
+            return Ok(CorpusHandle {
+                corpus: hit.corpus,
+                fields: hit.fields,
+                model: hit.model,
+                search: search.clone(),
+            });
+        }
         let bytes = files.read_bytes(path).map_err(|error| script_error(&context, &error))?;
+        let (sha256, size) = (crate::capabilities::fs::sha256_hex(&bytes), bytes.len() as u64);
         let StoredCorpus { model, corpus, fields, index } = stored::decode(bytes)
             .map_err(|source| fail(&context, &SearchError::CorpusFile { path: path.to_string(), source }))?;
-        Ok(CorpusHandle {
-            corpus: Arc::new(corpus),
-            fields: Arc::new(Fields::Stored { path: path.to_string(), fields, index }),
-            model,
-            search: search.clone(),
-        })
+        let corpus = Arc::new(corpus);
+        let fields = Arc::new(Fields::Stored { path: path.to_string(), fields, index });
+        if let Some(key) = key {
+            opened::put(
+                key,
+                opened::Opened {
+                    corpus: corpus.clone(),
+                    fields: fields.clone(),
+                    model: model.clone(),
+                    sha256,
+                    bytes: size,
+                },
+            );
+        }
+        Ok(CorpusHandle { corpus, fields, model, search: search.clone() })
     });
 
     function(
@@ -140,4 +163,57 @@ Example: `let boosted = memories.lookup(\"imports\", \"next/cache\");`",
             Ok(found.into_iter().map(|doc| Dynamic::from(doc as INT)).collect())
         },
     );
+}
+
+/// Corpus files opened in this process, by path, size and modification time: a hook server runs
+/// its script afresh for every event, and reading, hashing and decoding a store and building its
+/// BM25 index again each time would cost more than the rest of the answer.
+mod opened {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex, OnceLock};
+    use std::time::SystemTime;
+
+    use super::super::corpus::Corpus;
+    use super::Fields;
+
+    /// The most files kept; past it the cache starts again (a hook opens a handful).
+    const MAX_FILES: usize = 16;
+
+    pub(super) type Key = (PathBuf, u64, SystemTime);
+
+    /// A decoded corpus file, with what the run's record of its inputs needs.
+    #[derive(Clone)]
+    pub(super) struct Opened {
+        pub corpus: Arc<Corpus>,
+        pub fields: Arc<Fields>,
+        pub model: Option<String>,
+        pub sha256: String,
+        pub bytes: u64,
+    }
+
+    fn cache() -> &'static Mutex<HashMap<Key, Opened>> {
+        static CACHE: OnceLock<Mutex<HashMap<Key, Opened>>> = OnceLock::new();
+        CACHE.get_or_init(Default::default)
+    }
+
+    /// The key of the file at `path` as it is now; `None` when its size or modification time is
+    /// unknown.
+    pub(super) fn key(path: &Path) -> Option<Key> {
+        let metadata = std::fs::metadata(path).ok()?;
+        Some((path.to_path_buf(), metadata.len(), metadata.modified().ok()?))
+    }
+
+    pub(super) fn get(key: &Key) -> Option<Opened> {
+        cache().lock().ok()?.get(key).cloned()
+    }
+
+    pub(super) fn put(key: Key, opened: Opened) {
+        if let Ok(mut cache) = cache().lock() {
+            if cache.len() >= MAX_FILES {
+                cache.clear();
+            }
+            cache.insert(key, opened);
+        }
+    }
 }
