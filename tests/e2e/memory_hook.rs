@@ -474,13 +474,17 @@ fn the_reranker_orders_the_candidates_as_the_model_answers() {
     let base = llm.openai_base();
     let env = [("LLM_API_KEY", Some("k")), ("LLM_BASE_URL", Some(base.as_str())), ("ANTHROPIC_API_KEY", None)];
     benchmark(&run, &docs, &evals, &env, &["--configs", "docs,rerank", "--rerank-model", "fake-model"]).expect_code(0);
+    // One rerank request per event that has candidates (the prompt may have none above the
+    // floor), never one with an empty list; the requests arrive in any order.
     let seen = llm.seen();
-    assert_eq!(seen.len(), 2, "one rerank request per event");
-    assert!(
-        seen[1].prompt.contains("[1] ") && seen[1].prompt.contains("Answer with a JSON array"),
-        "{}",
-        seen[1].prompt
-    );
+    assert!((1..=2).contains(&seen.len()), "one rerank request per event with candidates: {}", seen.len());
+    for request in &seen {
+        assert!(
+            request.prompt.contains("[1] ") && request.prompt.contains("Answer with a JSON array"),
+            "{}",
+            request.prompt
+        );
+    }
     // The model puts the hook's second candidate (from `docs`' ranking) first; a number it names
     // that is not a candidate (9, or 2 when there is one candidate) is ignored.
     let picked = rows(&format!(
