@@ -52,12 +52,7 @@ impl Verification {
 
     /// The folder that holds the set folders.
     fn base(&self) -> PathBuf {
-        let found = std::fs::read_dir(&self.dir)
-            .expect("run folder")
-            .flatten()
-            .map(|entry| entry.path())
-            .find(|path| path.file_name().is_some_and(|name| name.to_string_lossy().starts_with("verification-")));
-        found.expect("a verification-<date>-<model>-by-set folder")
+        verification_folder(&self.dir)
     }
 
     fn tracking(&self, set: &str) -> Value {
@@ -75,7 +70,17 @@ impl Verification {
     }
 }
 
-fn read_json(path: &Path) -> Value {
+/// The `verification-<date>-<model>-by-set` folder in `parent`.
+pub(crate) fn verification_folder(parent: &Path) -> PathBuf {
+    let found = std::fs::read_dir(parent)
+        .expect("the folder that holds the verification folder")
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.file_name().is_some_and(|name| name.to_string_lossy().starts_with("verification-")));
+    found.expect("a verification-<date>-<model>-by-set folder")
+}
+
+pub(crate) fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("a JSON file the run wrote");
     serde_json::from_str(&text).expect("JSON")
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::{Run, duckdb, host_in_with, repo_root};
+use crate::verify::{read_json, verification_folder};
 
 /// The benchmark's credentials, as a user's environment has them.
 const GITHUB_TOKEN: &str = "ghp_standin0000000000000000000000000000";
@@ -136,13 +137,7 @@ impl Checkout {
 
     /// The seed's verification folder in the checkout.
     fn reports(&self) -> PathBuf {
-        let reports = self.root.join("packages/benchmark/reports");
-        let found = std::fs::read_dir(&reports)
-            .expect("the reports folder")
-            .flatten()
-            .map(|entry| entry.path())
-            .find(|path| path.file_name().is_some_and(|name| name.to_string_lossy().starts_with("verification-")));
-        found.expect("a verification-<date>-<model>-by-set folder in the checkout")
+        verification_folder(&self.root.join("packages/benchmark/reports"))
     }
 
     fn tracking(&self, set: &str) -> Value {
@@ -163,11 +158,6 @@ fn walk_files(folder: &Path) -> Vec<PathBuf> {
         if path.is_dir() { found.extend(walk_files(&path)) } else { found.push(path) }
     }
     found
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).expect("a JSON file the run wrote");
-    serde_json::from_str(&text).expect("JSON")
 }
 
 fn attempts(tracking: &Value) -> Vec<(i64, String)> {

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use super::{GitCheckout, GitSource, PackagesError};
+use super::{GitCheckout, GitSource, PackagesError, move_into_place};
 
 /// Checkouts under `<cache>/git/<name>-<hash of the repository>/<revision>/`: `tree/` (the work
 /// tree, with its `.git`) and `commit` (the full commit id, written last); `pinned` beside the
@@ -91,14 +91,7 @@ impl GitCache {
             return Err(fail(format!("it checked out {commit}, not {rev}")));
         }
         fs_err::write(staging.path().join("commit"), &commit).map_err(cache)?;
-        let staged = staging.keep();
-        if let Err(error) = std::fs::rename(&staged, target) {
-            let _ = std::fs::remove_dir_all(&staged);
-            if !target.join("commit").is_file() {
-                return Err(cache(error));
-            }
-        }
-        Ok(())
+        move_into_place(staging, target, |target| target.join("commit").is_file()).map_err(cache)
     }
 
     /// Runs git (never prompting for credentials) and returns its standard output.

@@ -11,7 +11,7 @@ mod git;
 mod npm;
 pub mod rhai;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -238,6 +238,23 @@ pub fn pinned(spec: &str) -> Result<(String, String), PackagesError> {
         && numbers.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
         && version.chars().all(|c| c.is_ascii_alphanumeric() || "-.+".contains(c));
     if name_ok && version_ok { Ok((name, version.to_owned())) } else { Err(not_pinned()) }
+}
+
+/// Moves a finished staging folder to `target` in one rename. When another run finished the
+/// same package first, theirs is kept.
+pub(crate) fn move_into_place(
+    staging: tempfile::TempDir,
+    target: &Path,
+    complete: fn(&Path) -> bool,
+) -> std::io::Result<()> {
+    let staged = staging.keep();
+    if let Err(error) = std::fs::rename(&staged, target) {
+        let _ = std::fs::remove_dir_all(&staged);
+        if !complete(target) {
+            return Err(error);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

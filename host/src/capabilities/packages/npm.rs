@@ -8,7 +8,7 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use super::{Installed, Package, PackagesError, pinned};
+use super::{Installed, Package, PackagesError, move_into_place, pinned};
 
 /// The npm packages under `<cache>/npm/<name>@<version>/` (`/` in a scoped name becomes `+`):
 /// the archive, `package/` unpacked and `sha256`; installs with their dependencies under
@@ -106,19 +106,6 @@ impl NpmCache {
         fs_err::write(staging.path().join("lock-sha256"), &digest).map_err(cache)?;
         move_into_place(staging, target, installed_complete).map_err(cache)
     }
-}
-
-/// Moves a finished staging folder to `target` in one rename. When another run finished the
-/// same package first, theirs is kept.
-fn move_into_place(staging: tempfile::TempDir, target: &Path, complete: fn(&Path) -> bool) -> std::io::Result<()> {
-    let staged = staging.keep();
-    if let Err(error) = std::fs::rename(&staged, target) {
-        let _ = std::fs::remove_dir_all(&staged);
-        if !complete(target) {
-            return Err(error);
-        }
-    }
-    Ok(())
 }
 
 impl NpmCache {
