@@ -231,3 +231,44 @@ fn a_run_that_embeds_records_the_weights_it_used() {
     let again: Value = serde_json::from_str(&project.read("runs/e/again/manifest.json")).expect("manifest");
     assert_eq!(again["models"][0]["id"], "sentence-transformers/all-MiniLM-L6-v2");
 }
+
+#[test]
+fn a_later_process_loads_the_prepared_graph_and_embeds_bit_for_bit_as_the_built_one() {
+    let project = crate::support::TempProject::new();
+    project.write(
+        "scripts/e.rhai",
+        "results::write_json(\"vectors.json\", embed::texts([\"revalidate after a mutation\", \"cookies() is async in Next 15\", \"x\"]));\n",
+    );
+    let cache = tempfile::tempdir().expect("a cache of its own, with no prepared model");
+    let cache_dir = cache.path().to_str().expect("path");
+    let run = |id: &str| -> (Value, Value) {
+        // Vectors computed, not read from the embedding cache.
+        let _ = std::fs::remove_dir_all(cache.path().join("embeddings"));
+        project
+            .host_with_env(&["run", "scripts/e.rhai", "--run-id", id], &[("HOST_CACHE_DIR", Some(cache_dir))])
+            .expect_code(0);
+        let manifest: Value =
+            serde_json::from_str(&project.read(&format!("runs/e/{id}/manifest.json"))).expect("manifest");
+        let vectors: Value =
+            serde_json::from_str(&project.read(&format!("runs/e/{id}/vectors.json"))).expect("vectors");
+        (manifest["models"][0]["backend"].clone(), vectors)
+    };
+    let (built_by, built) = run("built");
+    assert_eq!(built_by["name"], "onnxruntime");
+    assert!(built_by.get("prepared_model").is_none(), "the first process builds the graph: {built_by}");
+    let prepared: Vec<_> =
+        std::fs::read_dir(cache.path().join("models/prepared")).expect("prepared").flatten().collect();
+    assert_eq!(prepared.len(), 1, "it leaves one prepared model, no temporary file");
+
+    let (loaded_by, loaded) = run("prepared");
+    let path = loaded_by["prepared_model"].as_str().expect("the second process names the prepared model it loaded");
+    assert_eq!(std::path::Path::new(path), prepared[0].path());
+    assert_eq!(loaded, built, "the same vectors, bit for bit");
+
+    // A damaged prepared model is built again, not an error.
+    std::fs::write(prepared[0].path(), b"not a model").expect("damage it");
+    let (rebuilt_by, rebuilt) = run("rebuilt");
+    assert!(rebuilt_by.get("prepared_model").is_none(), "{rebuilt_by}");
+    assert_eq!(rebuilt, built);
+    assert!(std::fs::metadata(prepared[0].path()).expect("replaced").len() > 1_000_000, "and replaced");
+}

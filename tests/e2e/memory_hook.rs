@@ -611,7 +611,9 @@ fn a_warm_server_answers_later_events_as_the_process_did_and_exits_when_idle() {
         ("LLM_API_KEY", None),
         ("ANTHROPIC_API_KEY", None),
     ];
-    let args = ["hook", "--server-idle", "2", "scripts/hook_memory.rhai", "--", "--memories", &store, "--no-rerank"];
+    // Idle long enough to outlast the first call, which in a new cache also prepares the model's
+    // graph for later processes.
+    let args = ["hook", "--server-idle", "10", "scripts/hook_memory.rhai", "--", "--memories", &store, "--no-rerank"];
     let question = "Should I call revalidateTag or updateTag after a Server Action saves a post?";
     let ask =
         |session: &str| crate::support::host_with_stdin(&repo_root(), &args, &env, &prompt_event(session, question));

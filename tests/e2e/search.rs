@@ -140,7 +140,7 @@ fn answers(corpus, query) {
 "#;
     project.write(
         "scripts/save.rhai",
-        &format!("{docs}let corpus = search::corpus(docs);\ncorpus.save(\"docs.corpus\", #{{ index: [\"imports\"] }});\nresults::write_json(\"out.json\", answers(corpus, query));\n"),
+        &format!("{docs}let corpus = search::corpus(docs);\ncorpus.save(\"docs.corpus\", #{{ index: [\"imports\"], keyword_index: [\"benchmark\"] }});\nresults::write_json(\"out.json\", answers(corpus, query));\n"),
     );
     project.write(
         "scripts/open.rhai",
@@ -172,6 +172,7 @@ for name in ["fake.corpus", "other.corpus"] {
     try { search::open_corpus(`${run::dir()}/${name}`); outcomes[name] = "opened"; } catch (error) { outcomes[name] = error; }
 }
 try { search::corpus([#{ text: "only" }]).document(3); } catch (error) { outcomes.range = error; }
+try { search::corpus([#{ text: "only" }]).save("k.corpus", #{ keyword_index: ["porter"] }); } catch (error) { outcomes.tokenizer = error; }
 results::write_json("out.json", outcomes);
 "#);
     let fake = out["fake.corpus"].as_str().unwrap();
@@ -182,4 +183,6 @@ results::write_json("out.json", outcomes);
         "{other}"
     );
     assert_eq!(out["range"], "there is no document 3 (the corpus has 1)");
+    let tokenizer = out["tokenizer"].as_str().unwrap();
+    assert!(tokenizer.contains("keyword_index") && tokenizer.contains("porter"), "{tokenizer}");
 }

@@ -41,6 +41,10 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
         return super::hook_server::serve(script, args, verbose);
     }
     let started = Instant::now();
+    // Every hook script embeds its query, so a process that answers by itself starts loading the
+    // model now, beside reading the event, compiling the script and opening the store: it is the
+    // longest step. One that asks the warm server leaves the cores to the server.
+    let embedder = args.no_server.then(|| preloaded_embedder(args));
     let mut stdin = Vec::new();
     let read = std::io::stdin().take(MAX_EVENT_BYTES).read_to_end(&mut stdin);
     let event: Value = match read.ok().and_then(|_| serde_json::from_slice(&stdin).ok()) {
@@ -55,8 +59,8 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
         }
     };
     let dir = hook_dir(event["cwd"].as_str());
-    let output = if args.no_server {
-        answer_event(script, args, verbose, &event, &dir, started, None)
+    let output = if let Some(embedder) = embedder {
+        answer_event(script, args, verbose, &event, &dir, started, Answerer::Process(embedder))
     } else {
         let key = super::hook_server::key(script, args);
         // The server keeps to the timeout itself; the margin lets its answer arrive.
@@ -64,7 +68,8 @@ pub fn hook(args: &HookArgs, verbose: bool) -> anyhow::Result<Outcome> {
             Some(output) => output,
             None => {
                 super::hook_server::start(&key, script, args);
-                answer_event(script, args, verbose, &event, &dir, started, None)
+                let embedder = preloaded_embedder(args);
+                answer_event(script, args, verbose, &event, &dir, started, Answerer::Process(embedder))
             }
         }
     };
@@ -81,8 +86,28 @@ pub(super) fn timeout(args: &HookArgs) -> Duration {
     Duration::from_secs_f64(args.timeout.clamp(0.1, 600.0))
 }
 
-/// Answers one event (in this process, or in the warm server with its loaded `embedder`): runs
-/// the script, logs the event, and returns the line to print, if any.
+/// The local model a hook answers with, its load started on another thread.
+pub(super) fn preloaded_embedder(args: &HookArgs) -> Arc<LocalEmbedder> {
+    let embedder = Arc::new(LocalEmbedder::new(
+        args.local_model.model_dir.clone(),
+        args.local_model.embed_backend,
+        crate::project::cache_root(),
+        Arc::new(|_: &str| {}),
+    ));
+    embedder.preload();
+    embedder
+}
+
+/// Who answers an event, with the embedder it answers with.
+pub(super) enum Answerer {
+    /// This process, for this one event.
+    Process(Arc<LocalEmbedder>),
+    /// The warm server, its model loaded once for every event.
+    Server(Arc<LocalEmbedder>),
+}
+
+/// Answers one event (in this process, or in the warm server): runs the script, logs the event,
+/// and returns the line to print, if any.
 pub(super) fn answer_event(
     script: &Path,
     args: &HookArgs,
@@ -90,14 +115,23 @@ pub(super) fn answer_event(
     event: &Value,
     dir: &Path,
     started: Instant,
-    embedder: Option<Arc<LocalEmbedder>>,
+    answerer: Answerer,
 ) -> Option<String> {
     let mut fields = serde_json::Map::new();
     fields.insert("event".into(), event["hook_event_name"].clone());
     fields.insert("tool".into(), event["tool_name"].clone());
     fields.insert("file".into(), event["tool_input"]["file_path"].clone());
     fields.insert("session".into(), event["session_id"].clone());
-    fields.insert("answered_by".into(), json!(if embedder.is_some() { "server" } else { "process" }));
+    let (answered_by, embedder) = match answerer {
+        Answerer::Process(embedder) => {
+            // The process ends with this event: its model (90 MB and ONNX Runtime's session) is
+            // left to the exit rather than freed piece by piece, which took 15 to 30 ms.
+            std::mem::forget(embedder.clone());
+            ("process", embedder)
+        }
+        Answerer::Server(embedder) => ("server", embedder),
+    };
+    fields.insert("answered_by".into(), json!(answered_by));
     let answer = answer_within(script, args, verbose, event, dir, timeout(args), embedder);
     fields.insert("latency_ms".into(), json!(started.elapsed().as_secs_f64() * 1000.0));
     let mut output = None;
@@ -135,7 +169,7 @@ fn answer_within(
     event: &Value,
     dir: &Path,
     timeout: Duration,
-    embedder: Option<Arc<LocalEmbedder>>,
+    embedder: Arc<LocalEmbedder>,
 ) -> anyhow::Result<Value> {
     fs_err::create_dir_all(dir.join("sessions"))?;
     let work =
@@ -180,7 +214,7 @@ fn answer_within(
     let (send, receive) = mpsc::channel();
     std::thread::spawn(move || {
         // The shared embedder is immutable once loaded, so a panicking run leaves it usable.
-        let run = std::panic::AssertUnwindSafe(|| super::run::run_with(&run_args, verbose, embedder));
+        let run = std::panic::AssertUnwindSafe(|| super::run::run_with(&run_args, verbose, Some(embedder)));
         let outcome = std::panic::catch_unwind(run);
         let _ = send.send(outcome);
     });

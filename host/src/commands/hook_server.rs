@@ -24,7 +24,7 @@ use crate::capabilities::embed::LocalEmbedder;
 use crate::cli::HookArgs;
 
 use super::Outcome;
-use super::hook::answer_event;
+use super::hook::{Answerer, answer_event, preloaded_embedder};
 
 /// The most bytes a request or an answer may have (a Write event carries the whole file).
 const MAX_MESSAGE_BYTES: u64 = 32 * 1024 * 1024;
@@ -150,13 +150,7 @@ pub fn serve(script: &Path, args: &HookArgs, verbose: bool) -> anyhow::Result<Ou
     }
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path)?;
-    let embedder = Arc::new(LocalEmbedder::new(
-        args.local_model.model_dir.clone(),
-        args.local_model.embed_backend,
-        crate::project::cache_root(),
-        Arc::new(|_: &str| {}),
-    ));
-    embedder.preload();
+    let embedder = preloaded_embedder(args);
     let server = Arc::new(Server {
         script: script.to_path_buf(),
         args: HookArgs {
@@ -221,7 +215,7 @@ fn answer(server: &Server, mut stream: UnixStream) {
         &request["event"],
         Path::new(dir),
         started,
-        Some(server.embedder.clone()),
+        Answerer::Server(server.embedder.clone()),
     );
     let _ = stream.write_all(json!({ "output": output }).to_string().as_bytes());
 }

@@ -1,5 +1,6 @@
 //! `host model`: where the local embedding model is and what runs it, fetching what is missing
-//! (the weights, and ONNX Runtime's library unless `--embed-backend candle`).
+//! (the weights, and ONNX Runtime's library unless `--embed-backend candle`), and preparing
+//! ONNX Runtime's graph for later processes.
 
 use std::sync::Arc;
 
@@ -21,6 +22,9 @@ pub fn model(args: &ModelArgs) -> anyhow::Result<Outcome> {
     if let Some(backend) = &record.backend {
         let library = backend.library.as_deref().map(|path| format!(", library {path}")).unwrap_or_default();
         eprintln!("runs on {} {} with {} threads{library}", backend.name, backend.version, backend.threads);
+        if let Some(prepared) = &backend.prepared_model {
+            eprintln!("its graph loaded from the prepared model {prepared}");
+        }
     }
     println!("{}", record.path);
     Ok(Outcome::Success)

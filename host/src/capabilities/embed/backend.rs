@@ -47,23 +47,28 @@ pub struct BackendRecord {
     pub library_source: Option<String>,
     /// Threads the transformer runs on.
     pub threads: usize,
+    /// The prepared model ONNX Runtime loaded instead of building the graph from the weights.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prepared_model: Option<String>,
     /// Why `auto` fell back to candle.
     pub fallback_reason: Option<String>,
 }
 
-/// Starts the transformer `choice` names on `weights`.
-pub fn start(
+/// Starts the transformer `choice` names on the weights `weights` reads (ONNX Runtime reads them
+/// only when it has no prepared model at `prepared`).
+pub fn start<'w>(
     choice: Backend,
-    weights: &Weights,
+    weights: &dyn Fn() -> Result<Weights<'w>, EmbedError>,
+    prepared: &Path,
     cache_root: &Path,
     notify: &(dyn Fn(&str) + Sync),
 ) -> Result<(Box<dyn Transformer>, BackendRecord), EmbedError> {
     let onnx = || {
-        super::onnx::start(weights, cache_root, notify)
+        super::onnx::start(weights, prepared, cache_root, notify)
             .map(|(transformer, record)| (Box::new(transformer) as Box<dyn Transformer>, record))
     };
     match choice {
-        Backend::Candle => candle(weights, None),
+        Backend::Candle => candle(&weights()?, None),
         Backend::Onnxruntime => onnx().map_err(|message| {
             EmbedError::Model(format!(
                 "ONNX Runtime is unavailable: {message}; hint: `--embed-backend candle` (or HOST_EMBED_BACKEND=candle) runs without it"
@@ -73,7 +78,7 @@ pub fn start(
             notify(&format!(
                 "warning: embedding with candle, about 3x slower: ONNX Runtime is unavailable ({reason})"
             ));
-            candle(weights, Some(reason))
+            candle(&weights()?, Some(reason))
         }),
     }
 }
@@ -89,6 +94,7 @@ fn candle(
         library_sha256: None,
         library_source: None,
         threads: std::thread::available_parallelism().map_or(1, usize::from),
+        prepared_model: None,
         fallback_reason,
     };
     Ok((Box::new(CandleTransformer::new(weights)?), record))

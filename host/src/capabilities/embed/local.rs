@@ -77,7 +77,7 @@ impl LocalModel {
     /// Loads the model in `located` onto the backend `backend` names. `cache_root` holds the
     /// remembered weight hashes and ONNX Runtime's library; `notify` gets a line for the person
     /// when something is fetched or a backend falls back. The tokenizer (about 35 ms to parse)
-    /// loads on a second thread while the weights are read.
+    /// loads on a second thread while the transformer starts.
     pub fn load(
         located: &Located,
         backend: Backend,
@@ -88,16 +88,20 @@ impl LocalModel {
         let config_text = std::fs::read_to_string(folder.join("config.json")).map_err(|e| load_error(folder, e))?;
         let config: Config = serde_json::from_str(&config_text).map_err(|e| load_error(folder, e))?;
         let weights = folder.join("model.safetensors");
-        let (tokenizer, arrays) = std::thread::scope(|scope| {
-            let tokenizer = scope.spawn(|| tokenizer(folder));
-            let arrays = weights::read(&weights).map_err(|message| load_error(&weights, message));
-            (tokenizer.join().unwrap_or_else(|_| Err(load_error(folder, "the tokenizer's loader panicked"))), arrays)
-        });
-        let (tokenizer, arrays) = (tokenizer?, arrays?);
-        let (transformer, backend) =
-            super::backend::start(backend, &Weights { config, arrays, path: &weights }, cache_root, notify)?;
+        // Remembered by size and modification time, so this reads the weights only once.
         let weights_sha256 =
             crate::hash_cache::sha256_of(&weights, &cache_root.join("hashes")).map_err(|e| load_error(&weights, e))?;
+        let prepared = super::onnx::prepared_path(cache_root, &weights_sha256);
+        let read_weights = || {
+            let arrays = weights::read(&weights).map_err(|message| load_error(&weights, message))?;
+            Ok(Weights { config: config.clone(), arrays, path: &weights })
+        };
+        let (tokenizer, started) = std::thread::scope(|scope| {
+            let tokenizer = scope.spawn(|| tokenizer(folder));
+            let started = super::backend::start(backend, &read_weights, &prepared, cache_root, notify);
+            (tokenizer.join().unwrap_or_else(|_| Err(load_error(folder, "the tokenizer's loader panicked"))), started)
+        });
+        let (tokenizer, (transformer, backend)) = (tokenizer?, started?);
         Ok(LocalModel { tokenizer, transformer, weights_sha256, backend })
     }
 

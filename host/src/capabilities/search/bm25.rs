@@ -162,34 +162,77 @@ pub struct Bm25Index {
 
 impl Bm25Index {
     pub fn build<S: AsRef<str>>(documents: &[S], tokenizer: Tokenizer) -> Self {
-        let mut index = Self {
-            tokenizer,
-            vocabulary: HashMap::new(),
-            postings: Vec::new(),
-            documents: Vec::with_capacity(documents.len()),
-            total_tokens: 0,
-        };
-        for (doc, text) in documents.iter().enumerate() {
-            let mut ids = Vec::new();
-            let mut frequencies: HashMap<usize, usize> = HashMap::new();
-            for token in tokenizer.tokenize(text.as_ref()) {
-                let next_id = index.vocabulary.len();
-                let id = *index.vocabulary.entry(token).or_insert(next_id);
-                if id == index.postings.len() {
-                    index.postings.push(Vec::new());
-                }
-                *frequencies.entry(id).or_insert(0) += 1;
-                ids.push(id);
-            }
-            for (id, frequency) in frequencies {
-                if let Some(list) = index.postings.get_mut(id) {
-                    list.push((doc, frequency));
-                }
-            }
-            index.total_tokens += ids.len();
-            index.documents.push(ids);
+        let mut vocabulary: HashMap<String, usize> = HashMap::new();
+        let documents = documents
+            .iter()
+            .map(|text| {
+                let tokens = tokenizer.tokenize(text.as_ref());
+                tokens
+                    .into_iter()
+                    .map(|token| {
+                        let next_id = vocabulary.len();
+                        *vocabulary.entry(token).or_insert(next_id)
+                    })
+                    .collect()
+            })
+            .collect();
+        Self::indexed(tokenizer, vocabulary, documents)
+    }
+
+    /// The index as [`Bm25Index::parts`] gave it (a corpus file keeps it so that a later process
+    /// does not tokenize every document again). Fails when a document names a term the
+    /// vocabulary does not have, or the vocabulary repeats a term.
+    pub fn from_parts(tokenizer: Tokenizer, terms: Vec<String>, documents: Vec<Vec<usize>>) -> Result<Self, String> {
+        let count = terms.len();
+        if let Some((doc, id)) =
+            documents.iter().enumerate().find_map(|(doc, ids)| ids.iter().find(|&&id| id >= count).map(|&id| (doc, id)))
+        {
+            return Err(format!("document {doc} has term {id} of a vocabulary of {count}"));
         }
-        index
+        let vocabulary: HashMap<String, usize> = terms.into_iter().enumerate().map(|(id, term)| (term, id)).collect();
+        if vocabulary.len() != count {
+            return Err("the vocabulary repeats a term".into());
+        }
+        Ok(Self::indexed(tokenizer, vocabulary, documents))
+    }
+
+    /// What the index is made of: its terms (a term's position is its id) and each document's
+    /// term ids in order; everything else follows from them.
+    pub fn parts(&self) -> (Vec<&str>, &[Vec<usize>]) {
+        let mut terms = vec![""; self.vocabulary.len()];
+        for (term, &id) in &self.vocabulary {
+            if let Some(slot) = terms.get_mut(id) {
+                *slot = term.as_str();
+            }
+        }
+        (terms, &self.documents)
+    }
+
+    /// The postings and lengths of documents given as term ids, every id below the
+    /// vocabulary's size.
+    fn indexed(tokenizer: Tokenizer, vocabulary: HashMap<String, usize>, documents: Vec<Vec<usize>>) -> Self {
+        let mut postings: Vec<Vec<(usize, usize)>> = vec![Vec::new(); vocabulary.len()];
+        // Per term, its count in the current document; the terms met in it, in order.
+        let mut counts = vec![0usize; vocabulary.len()];
+        let mut met = Vec::new();
+        for (doc, ids) in documents.iter().enumerate() {
+            for &id in ids {
+                if let Some(count) = counts.get_mut(id) {
+                    if *count == 0 {
+                        met.push(id);
+                    }
+                    *count += 1;
+                }
+            }
+            for id in met.drain(..) {
+                if let (Some(list), Some(count)) = (postings.get_mut(id), counts.get_mut(id)) {
+                    list.push((doc, *count));
+                    *count = 0;
+                }
+            }
+        }
+        let total_tokens = documents.iter().map(Vec::len).sum();
+        Self { tokenizer, vocabulary, postings, documents, total_tokens }
     }
 
     pub fn tokenizer(&self) -> Tokenizer {

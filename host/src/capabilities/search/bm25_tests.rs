@@ -337,3 +337,32 @@ mod sparse {
         }
     }
 }
+
+#[test]
+fn an_index_rebuilt_from_its_parts_scores_exactly_as_the_original() {
+    let index = tv2_index();
+    let (terms, documents) = index.parts();
+    let rebuilt = Bm25Index::from_parts(
+        index.tokenizer(),
+        terms.iter().map(|term| term.to_string()).collect(),
+        documents.to_vec(),
+    )
+    .unwrap();
+    assert_eq!(rebuilt.len(), index.len());
+    assert_eq!(rebuilt.average_length(), index.average_length());
+    for query in ["alice tea", "coffee", "alice", "tea OR coffee", "missing"] {
+        let query = Bm25Query::from_text(query, index.tokenizer());
+        for params in [Bm25Params::fts5(), Bm25Params::benchmark()] {
+            assert_eq!(rebuilt.search(&query, &params, None).unwrap(), index.search(&query, &params, None).unwrap());
+            assert_eq!(rebuilt.rank_all(&query, &params).unwrap(), index.rank_all(&query, &params).unwrap());
+        }
+    }
+}
+
+#[test]
+fn parts_that_name_a_missing_term_or_repeat_one_are_refused() {
+    let error = Bm25Index::from_parts(Tokenizer::Benchmark, vec!["a".into()], vec![vec![0, 1]]).unwrap_err();
+    assert_eq!(error, "document 0 has term 1 of a vocabulary of 1");
+    let error = Bm25Index::from_parts(Tokenizer::Benchmark, vec!["a".into(), "a".into()], vec![vec![0]]).unwrap_err();
+    assert_eq!(error, "the vocabulary repeats a term");
+}

@@ -186,13 +186,22 @@ impl Corpus {
         self.vectors.as_ref()
     }
 
-    fn bm25(&self, tokenizer: Tokenizer) -> Arc<Bm25Index> {
+    /// The BM25 index of the documents' texts under `tokenizer`, built on first use.
+    pub(super) fn bm25(&self, tokenizer: Tokenizer) -> Arc<Bm25Index> {
         let build = || {
             Arc::new(Bm25Index::build(&self.documents.iter().map(|d| d.text.as_str()).collect::<Vec<_>>(), tokenizer))
         };
         match self.keyword.lock() {
             Ok(mut cache) => cache.entry(tokenizer).or_insert_with(build).clone(),
             Err(_) => build(),
+        }
+    }
+
+    /// Takes `index` (read from a corpus file) as the BM25 index of its tokenizer, so that no
+    /// query builds it again.
+    pub(super) fn adopt_bm25(&self, index: Bm25Index) {
+        if let Ok(mut cache) = self.keyword.lock() {
+            cache.insert(index.tokenizer(), Arc::new(index));
         }
     }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::rhai::{CorpusHandle, Fields, fail};
 use super::stored::{self, StoredCorpus};
+use super::tokenize::Tokenizer;
 use super::{Search, SearchError};
 use crate::capabilities::docs::function;
 use crate::capabilities::fs::Files;
@@ -23,6 +24,9 @@ struct SaveOptions {
     /// Fields to index for `corpus.lookup`.
     #[serde(default)]
     index: Vec<String>,
+    /// Tokenizers whose BM25 index the file keeps.
+    #[serde(default)]
+    keyword_index: Vec<Tokenizer>,
 }
 
 /// Document `doc`'s fields as JSON, for saving.
@@ -38,7 +42,7 @@ fn encode(corpus: &CorpusHandle, path: &str, options: &SaveOptions) -> std::resu
     let fields = (0..corpus.fields.len())
         .map(|doc| json_fields(&corpus.fields, doc))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    stored::encode(&corpus.corpus, &fields, corpus.model.as_deref(), &options.index)
+    stored::encode(&corpus.corpus, &fields, corpus.model.as_deref(), &options.index, &options.keyword_index)
         .map_err(|source| SearchError::CorpusFile { path: path.to_string(), source })
 }
 
@@ -73,8 +77,11 @@ Example: `corpus.save(\"memories.corpus\");`",
         &["corpus: &mut Corpus", "path: &str", "options: Map", "()"],
         "
 `corpus.save(path)` with options: `index`, the fields to index so that `corpus.lookup` answers
-from the file without reading every document.
-Example: `memories.save(\"memories.corpus\", #{ index: [\"imports\"] });`",
+from the file without reading every document; `keyword_index`, the tokenizers (`benchmark`,
+`unicode61`, …) whose BM25 index the file keeps, so that a process that opens it searches by
+keyword without tokenizing every document (keyword profile `benchmark` uses the `benchmark`
+tokenizer, `openclaw` uses `unicode61`).
+Example: `memories.save(\"memories.corpus\", #{ index: [\"imports\"], keyword_index: [\"benchmark\"] });`",
     )
     .in_global_namespace()
     .with_volatility(true)

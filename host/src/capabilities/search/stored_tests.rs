@@ -37,7 +37,7 @@ fn sample() -> (Corpus, Vec<Map<String, Value>>) {
 #[test]
 fn a_saved_corpus_reads_back_with_its_ids_texts_ages_vectors_and_model() {
     let (corpus, maps) = sample();
-    let bytes = encode(&corpus, &maps, Some("local"), &[]).unwrap();
+    let bytes = encode(&corpus, &maps, Some("local"), &[], &[]).unwrap();
     let read = decode(bytes).unwrap();
     assert_eq!(read.model.as_deref(), Some("local"));
     assert_eq!(read.corpus.len(), 3);
@@ -62,7 +62,7 @@ fn vectors_whose_norm_is_not_exactly_one_after_normalising_come_back_bit_for_bit
         .collect();
     let maps = vec![Map::new(); documents.len()];
     let corpus = Corpus::new(documents).unwrap();
-    let read = decode(encode(&corpus, &maps, None, &[]).unwrap()).unwrap();
+    let read = decode(encode(&corpus, &maps, None, &[], &[]).unwrap()).unwrap();
     for doc in 0..corpus.len() {
         assert_eq!(corpus.vector(doc), read.corpus.vector(doc), "document {doc}");
     }
@@ -71,7 +71,7 @@ fn vectors_whose_norm_is_not_exactly_one_after_normalising_come_back_bit_for_bit
 #[test]
 fn each_document_s_fields_are_decoded_on_their_own() {
     let (corpus, maps) = sample();
-    let read = decode(encode(&corpus, &maps, None, &[]).unwrap()).unwrap();
+    let read = decode(encode(&corpus, &maps, None, &[], &[]).unwrap()).unwrap();
     assert_eq!(read.fields.len(), 3);
     assert_eq!(read.fields.get(1).unwrap().unwrap(), maps[1]);
     assert!(read.fields.get(3).is_none(), "past the end there is nothing");
@@ -80,7 +80,7 @@ fn each_document_s_fields_are_decoded_on_their_own() {
 #[test]
 fn indexed_fields_list_each_value_s_documents_once_in_order() {
     let (corpus, maps) = sample();
-    let read = decode(encode(&corpus, &maps, None, &["imports".into()]).unwrap()).unwrap();
+    let read = decode(encode(&corpus, &maps, None, &["imports".into()], &[]).unwrap()).unwrap();
     let imports = &read.index["imports"];
     assert_eq!(imports["next/cache"], [0, 2]);
     assert_eq!(imports["next/headers"], [1]);
@@ -93,7 +93,7 @@ fn a_corpus_without_vectors_saves_and_reads_back_without_them() {
     let documents =
         vec![Document { id: "a".into(), text: "plain".into(), vector: None, age_days: None, meta: Map::new() }];
     let corpus = Corpus::new(documents).unwrap();
-    let read = decode(encode(&corpus, &[fields(json!({ "text": "plain" }))], None, &[]).unwrap()).unwrap();
+    let read = decode(encode(&corpus, &[fields(json!({ "text": "plain" }))], None, &[], &[]).unwrap()).unwrap();
     assert!(!read.corpus.has_vectors());
     assert_eq!(read.corpus.document(0).unwrap().text, "plain");
 }
@@ -108,7 +108,7 @@ fn a_file_of_another_kind_is_refused_by_its_first_line() {
 #[test]
 fn a_file_cut_short_says_which_part_is_missing() {
     let (corpus, maps) = sample();
-    let bytes = encode(&corpus, &maps, None, &[]).unwrap();
+    let bytes = encode(&corpus, &maps, None, &[], &[]).unwrap();
     let error = decode(bytes[..bytes.len() - 5].to_vec()).unwrap_err();
     assert_eq!(error.to_string(), "it ends early, in the vectors");
     let header_only = bytes.iter().position(|&b| b == b'\n').unwrap() + 10;
@@ -118,7 +118,7 @@ fn a_file_cut_short_says_which_part_is_missing() {
 #[test]
 fn parts_that_disagree_are_an_error_not_a_different_corpus() {
     let (corpus, maps) = sample();
-    let text = String::from_utf8_lossy(&encode(&corpus, &maps, None, &["imports".into()]).unwrap()).into_owned();
+    let text = String::from_utf8_lossy(&encode(&corpus, &maps, None, &["imports".into()], &[]).unwrap()).into_owned();
     // One id fewer than texts.
     let fewer = text.replacen("\"ids\":[\"m1\",", "\"ids\":[", 1);
     assert!(decode(fewer.into_bytes()).unwrap_err().to_string().contains("2 ids, 3 texts"));
@@ -126,15 +126,55 @@ fn parts_that_disagree_are_an_error_not_a_different_corpus() {
     let past = text.replacen("\"react\":[2]", "\"react\":[7]", 1);
     assert!(decode(past.into_bytes()).unwrap_err().to_string().contains("lists document 7 for `react`, of 3"));
     // Extra bytes after the vectors.
-    let mut longer = encode(&corpus, &maps, None, &[]).unwrap();
+    let mut longer = encode(&corpus, &maps, None, &[], &[]).unwrap();
     longer.extend_from_slice(&[0, 0, 0, 0]);
-    assert!(decode(longer).unwrap_err().to_string().contains("bytes of vectors for 3 × 3 dimensions"));
+    assert!(decode(longer).unwrap_err().to_string().contains("bytes after the fields for 3 × 3 dimensions of vectors"));
+}
+
+#[test]
+fn a_kept_keyword_index_searches_exactly_as_one_built_from_the_texts() {
+    let (corpus, maps) = sample();
+    let bytes = encode(&corpus, &maps, None, &[], &[Tokenizer::Benchmark, Tokenizer::Unicode61]).unwrap();
+    assert!(bytes.starts_with(b"host-corpus 2\n"), "a file with keyword indexes is version 2");
+    let read = decode(bytes).unwrap();
+    for tokenizer in [Tokenizer::Benchmark, Tokenizer::Unicode61] {
+        let (kept, built) = (read.corpus.bm25(tokenizer), corpus.bm25(tokenizer));
+        assert_eq!(kept.tokenizer(), tokenizer);
+        for text in ["cache revalidateTag", "cookies async", "use cache with cacheLife", "nothing here"] {
+            let query = crate::capabilities::search::bm25::Bm25Query::from_text(text, tokenizer);
+            for params in [crate::capabilities::search::bm25::Bm25Params::benchmark(), Default::default()] {
+                assert_eq!(kept.search(&query, &params, None).unwrap(), built.search(&query, &params, None).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_file_without_keyword_indexes_stays_version_1() {
+    let (corpus, maps) = sample();
+    let bytes = encode(&corpus, &maps, None, &[], &[]).unwrap();
+    assert!(bytes.starts_with(b"host-corpus 1\n"));
+    assert!(!String::from_utf8_lossy(&bytes).contains("\"keyword\""));
+}
+
+#[test]
+fn a_keyword_index_that_disagrees_with_its_header_is_an_error() {
+    let (corpus, maps) = sample();
+    let bytes = encode(&corpus, &maps, None, &[], &[Tokenizer::Benchmark]).unwrap();
+    let error = decode(bytes[..bytes.len() - 2].to_vec()).unwrap_err();
+    assert_eq!(error.to_string(), "it ends early, in a keyword index");
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let more_terms = text.replacen("\"terms\":", "\"terms\":1", 1);
+    assert!(decode(more_terms.into_bytes()).unwrap_err().to_string().contains("terms, not 1"));
+    // A version 1 file may not claim an index.
+    let old = text.replacen("host-corpus 2", "host-corpus 1", 1);
+    assert!(decode(old.into_bytes()).unwrap_err().to_string().contains("keyword indexes need `host-corpus 2`"));
 }
 
 #[test]
 fn arbitrary_bytes_never_panic() {
     let (corpus, maps) = sample();
-    let bytes = encode(&corpus, &maps, Some("local"), &["imports".into()]).unwrap();
+    let bytes = encode(&corpus, &maps, Some("local"), &["imports".into()], &[Tokenizer::Benchmark]).unwrap();
     // Every prefix, and every single-byte change, decodes or fails cleanly.
     for end in 0..bytes.len() {
         let _ = decode(bytes[..end].to_vec());
