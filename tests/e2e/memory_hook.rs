@@ -340,6 +340,8 @@ fn the_offline_benchmark_matches_every_event_under_every_config_and_reports_from
     // says how to set it up; nothing was cloned from elsewhere.
     let real = report.split("## next-evals-oss").nth(1).expect("the real suite's section");
     assert!(real.contains("Not measured") && real.contains("memory_hook_bench.rhai -- setup --commit <sha>"), "{real}");
+    let line = real.lines().find(|line| line.starts_with("Not measured")).expect("the line");
+    assert_eq!(line.matches("hint:").count(), 1, "one hint, not one inside another: {line}");
     assert!(!run.join("suite").exists());
     let index = rows(&format!("SELECT value FROM '{}' WHERE config = 'agents-md'", table(&run, "summary")));
     assert!(index[0][0].as_f64().expect("a number") > 100.0, "the docs index has a size: {index}");
