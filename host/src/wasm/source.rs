@@ -1,7 +1,8 @@
 //! Guests built from source: a guest folder holding a Cargo crate is compiled for
-//! `wasm32-wasip1` on first use, and again whenever its sources (or its workspace's guest-sdk
-//! and abi crates) are newer than the module. A fresh clone therefore needs no separate build step,
-//! and an edited guest is never run stale.
+//! `wasm32-wasip1` on first use, and again whenever a file the module is built from is newer
+//! than the last build: the sources cargo's dep-info lists for it, and the manifests and lock
+//! file. A fresh clone therefore needs no separate build step, an edited guest is never run
+//! stale, and a file that does not go into the module (a test, a README) never starts a build.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,13 +29,13 @@ pub fn ensure_built(name: &str, dir: &Path, notify: &dyn Fn(&str)) -> Result<Pat
     let workspace = workspace_of(dir);
     let target = workspace.join("target").join("guests");
     let wasm = target.join(TARGET).join("release").join(format!("{}.wasm", package.replace('-', "_")));
-    let built = modified(&wasm);
-    let sources = [dir.to_path_buf(), workspace.join("guest-sdk"), workspace.join("abi")];
-    let newest = sources.iter().filter_map(|source| newest_in(source)).max();
-    if built.is_some() && newest <= built {
+    if !stale(&wasm, dir, &workspace) {
         return Ok(wasm);
     }
     notify(&format!("building guest `{name}` for {TARGET} from `{}` (once per change)", dir.display()));
+    // A build that changes nothing leaves the module's time as it was: the time it is set to
+    // afterwards is this build's start, so a file edited during the build still counts as new.
+    let started = SystemTime::now();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .args(["build", "--release", "--quiet", "--target", TARGET, "--target-dir"])
@@ -52,7 +53,53 @@ pub fn ensure_built(name: &str, dir: &Path, notify: &dyn Fn(&str)) -> Result<Pat
         }
         return Err(GuestError::Build { name: name.into(), dir: dir.to_path_buf(), output });
     }
+    // Not recording the time only costs the next call a build that finds nothing to do.
+    let _ = std::fs::File::options().append(true).open(&wasm).and_then(|file| file.set_modified(started));
     Ok(wasm)
+}
+
+/// Whether the module `wasm`, built from the crate in `dir` of `workspace`, must be built
+/// (again): it is missing, or one of its inputs is newer or gone. Its inputs are the files
+/// cargo's dep-info (`<module>.d`) lists, with the manifests and the lock file; without
+/// dep-info, every file of the crate and of the workspace's guest-sdk and abi.
+fn stale(wasm: &Path, dir: &Path, workspace: &Path) -> bool {
+    let Some(built) = modified(wasm) else { return true };
+    let manifests =
+        [dir.join("Cargo.toml"), dir.join("Cargo.lock"), workspace.join("Cargo.lock"), dir.join("build.rs")];
+    let manifests_newer = manifests.iter().filter_map(|path| modified(path)).any(|time| time > built);
+    let sources_newer = match std::fs::read_to_string(wasm.with_extension("d")).ok().and_then(|text| dep_info(&text)) {
+        Some(inputs) => inputs.iter().any(|input| modified(input).is_none_or(|time| time > built)),
+        None => [dir.to_path_buf(), workspace.join("guest-sdk"), workspace.join("abi")]
+            .iter()
+            .filter_map(|source| newest_in(source))
+            .any(|time| time > built),
+    };
+    manifests_newer || sources_newer
+}
+
+/// The inputs a cargo dep-info file lists for its first target (`target: input input …`, a
+/// space inside a path escaped as `\ `); `None` when it lists none.
+fn dep_info(text: &str) -> Option<Vec<PathBuf>> {
+    let line = text.lines().find(|line| !line.trim().is_empty())?;
+    let (_, inputs) = line.split_once(": ")?;
+    let mut paths = Vec::new();
+    let mut current = String::new();
+    let mut chars = inputs.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => current.extend(chars.next()),
+            ' ' => {
+                if !current.is_empty() {
+                    paths.push(PathBuf::from(std::mem::take(&mut current)));
+                }
+            }
+            _ => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        paths.push(PathBuf::from(current));
+    }
+    (!paths.is_empty()).then_some(paths)
 }
 
 fn package_name(dir: &Path) -> Option<String> {
@@ -85,3 +132,7 @@ fn newest_in(dir: &Path) -> Option<SystemTime> {
     }
     newest
 }
+
+#[cfg(test)]
+#[path = "source_tests.rs"]
+mod tests;
