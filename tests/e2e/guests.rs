@@ -257,3 +257,27 @@ fn guest_call_rejects_input_that_is_not_json() {
     run.expect_code(2);
     assert!(run.stderr.contains("the INPUT argument is not valid JSON"), "{}", run.stderr);
 }
+
+#[test]
+fn a_script_with_no_guest_folder_is_told_so_once_and_a_project_with_one_is_not() {
+    let project = crate::support::TempProject::new();
+    project.write(
+        "scripts/route.rhai",
+        "let found = [guest::for_path(\"a.py\"), guest::for_path(\"b.ts\"), guest::for_path(\"c.py\")];\nresults::check(\"nothing routed\", found.all(|g| g == ()));\n",
+    );
+    let run = project.host_with_env(&["run", "scripts/route.rhai"], &[("HOST_GUEST_PATH", None)]);
+    run.expect_code(0);
+    assert_eq!(run.stderr.matches("warning: no guest serves any file").count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("hint: run the script inside the project that holds `guests/`, or set HOST_GUEST_PATH")
+    );
+
+    project.write("guests/README.md", "guests go here\n");
+    let run = project.host_with_env(&["run", "scripts/route.rhai"], &[("HOST_GUEST_PATH", None)]);
+    run.expect_code(0);
+    assert!(
+        !run.stderr.contains("no guest serves any file"),
+        "a folder without a guest for .py is not a warning: {}",
+        run.stderr
+    );
+}

@@ -26,6 +26,8 @@ pub struct Registry {
     /// Which guest serves each extension asked about (`None`: no guest does), so that routing
     /// a file reads the manifests once per extension, not once per file.
     routes: Mutex<HashMap<String, Option<String>>>,
+    /// Whether the person was told that no search folder exists.
+    warned_no_folder: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Registry {
@@ -76,6 +78,7 @@ impl Registry {
             notify,
             loaded: Mutex::default(),
             routes: Mutex::default(),
+            warned_no_folder: Default::default(),
         })
     }
 
@@ -129,7 +132,26 @@ impl Registry {
         });
         let name = name.clone();
         drop(routes);
+        if name.is_none() {
+            self.warn_if_no_folder();
+        }
         name.map(|name| self.load(&name)).transpose()
+    }
+
+    /// Says once that no guest folder exists at all: a script run from outside the project
+    /// (whose `guests/` holds even the first-party guests) would otherwise route no file to a
+    /// guest without a word.
+    fn warn_if_no_folder(&self) {
+        if self.dirs.iter().any(|dir| dir.is_dir())
+            || self.warned_no_folder.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
+        let folders: Vec<String> = self.dirs.iter().map(|dir| format!("`{}`", dir.display())).collect();
+        (self.notify)(&format!(
+            "warning: no guest serves any file: no guest folder exists (looked in {}); hint: run the script inside the project that holds `guests/`, or set {GUEST_PATH_VARIABLE} to the folders of your guests",
+            folders.join(", ")
+        ));
     }
 
     fn load_uncached(&self, name: &str) -> Result<Guest, GuestError> {
