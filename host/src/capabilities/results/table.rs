@@ -458,9 +458,9 @@ impl std::fmt::Debug for TableWriter {
             .field("name", &self.name)
             .field("path", &self.partial_path)
             .field("rows", &self.rows)
-            .field("parts", &self.parts.len())
             .field("columns", &self.sink.as_ref().map(|sink| sink.columns.columns()))
             .field("broken", &self.broken)
+            .field("parts", &self.parts.len())
             .finish_non_exhaustive()
     }
 }
