@@ -38,16 +38,16 @@ fn start(project: &TempProject) -> Child {
 /// Waits until the run has a readable part of its table (the first flush), at most a minute.
 fn wait_for_first_part(run: &Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
+    let has_part = || {
         let parts = std::fs::read_dir(run).map(|entries| {
             entries.flatten().any(|entry| entry.file_name().to_string_lossy().starts_with("ticks.part-"))
         });
-        if parts.unwrap_or(false) {
-            return;
-        }
+        parts.unwrap_or(false)
+    };
+    while !has_part() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
-    panic!("no part of `ticks` was written within a minute");
+    assert!(has_part(), "no part of `ticks` was written within a minute");
 }
 
 fn signal(child: &Child, name: &str) {
