@@ -69,6 +69,16 @@ reports computed by the script as it is now (its sha256 must match the one the r
 A shard's run is reported as that shard.")]
     Report(ReportArgs),
 
+    /// List the runs under the given folders with their status, `killed` for a run whose process is gone
+    #[command(after_help = "Examples:
+  host runs
+  host runs runs/cortex_v11 /scratch/shards
+
+A run whose manifest says `running` but whose process (pid and start time, on this machine) is
+gone is listed as `killed`; nothing in its directory is changed. Its tables are readable as they
+stand: read_parquet('<run dir>/<table>.*parquet').")]
+    Runs(RunsArgs),
+
     /// Compile a script and the modules it imports, and report every error without running it
     #[command(after_help = "Example:\n  host check scripts/examples/hello.rhai")]
     Check(CheckArgs),
@@ -286,6 +296,13 @@ pub struct ReportArgs {
 
     #[command(flatten)]
     pub output: ReportOutput,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Folders holding run directories, searched at any depth
+    #[arg(value_name = "DIR", default_value = "runs")]
+    pub dirs: Vec<PathBuf>,
 }
 
 /// Where a report run (`host merge`, `host report`) goes.

@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args, cli.verbose),
         Command::Merge(args) => commands::merge::merge(args, cli.verbose),
         Command::Report(args) => commands::report::report(args, cli.verbose),
+        Command::Runs(args) => commands::runs::runs(args),
         Command::Check(args) => commands::check::check(args, cli.verbose),
         Command::Model(args) => commands::model::model(args),
         Command::Fetch(args) => commands::fetch::fetch(args),

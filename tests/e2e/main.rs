@@ -17,6 +17,7 @@ mod fake_cortex;
 mod fake_llm;
 mod guest_abi;
 mod guests;
+mod killed;
 mod llm;
 mod manifest;
 mod memory_hook;

@@ -122,7 +122,7 @@ pub fn onnxruntime_library() -> &'static Path {
 /// The real binary in `cwd` with `args`, as every test runs it (plain output, the suite's caches,
 /// the model and ONNX Runtime found once), and `env` on top: `Some` sets a variable, `None`
 /// removes it.
-fn host_command(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Command {
+pub fn host_command(cwd: &Path, args: &[&str], env: &[(&str, Option<&str>)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
     command
         .args(args)
@@ -205,6 +205,10 @@ pub fn stable(text: &str, project: &Path) -> String {
         (r#""duration_seconds": \d+(\.\d+)?"#, r#""duration_seconds": [SECONDS]"#),
         (r"\b[0-9a-f]{64}\b", "[SHA256]"),
         (r"\b[0-9a-f]{40}\b", "[COMMIT]"),
+        (r#""pid": \d+"#, r#""pid": [PID]"#),
+        (r#""start_ticks": \d+"#, r#""start_ticks": [TICKS]"#),
+        (r#""boot_id": "[^"]*""#, r#""boot_id": "[BOOT_ID]""#),
+        (r#""host_name": "[^"]*""#, r#""host_name": "[HOST_NAME]""#),
     ];
     for (pattern, replacement) in patterns {
         text = regex_lite::Regex::new(pattern).expect("a valid pattern").replace_all(&text, replacement).into_owned();

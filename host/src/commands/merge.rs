@@ -17,9 +17,10 @@ use serde::Deserialize;
 use super::Outcome;
 use super::run::{ReportOf, run_report};
 use crate::capabilities::fs::sha256_hex;
+use crate::capabilities::results::table_files;
 use crate::capabilities::run::{Shard, UnitsRecord};
 use crate::cli::{Cli, Command, MergeArgs, ReportOutput};
-use crate::run::{MergedFrom, MergedRun, ReportPhase};
+use crate::run::{MergedFrom, MergedRun, ProcessRecord, ReportPhase, observed_status};
 
 /// What a merge reads of a shard's manifest.
 #[derive(Debug, Deserialize)]
@@ -42,6 +43,8 @@ struct ShardManifest {
     report_phase: Option<ReportPhase>,
     #[serde(default)]
     settings: BTreeMap<String, serde_json::Value>,
+    /// Absent in runs made before it was recorded.
+    process: Option<ProcessRecord>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -76,7 +79,7 @@ pub(super) struct ShardRun {
 pub fn merge(args: &MergeArgs, verbose: bool) -> anyhow::Result<Outcome> {
     let mut shards = Vec::with_capacity(args.runs.len());
     for dir in &args.runs {
-        let run = read_run(dir)?;
+        let run = read_run(dir, Finished::Only)?;
         if run.manifest.shard.is_none() {
             bail!(
                 "run `{}` ({}) was not run with `--shard I/N`, so it is no shard to merge; hint: `host report` reports one run",
@@ -104,11 +107,11 @@ pub(super) fn report_runs(
     let script = find_script(&first.manifest.script, &first.dir)?;
 
     let report_phase = |run: &ShardRun| run.manifest.report_phase.clone().unwrap_or_default();
-    let mut tables: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    let mut tables: BTreeMap<String, Vec<Vec<PathBuf>>> = BTreeMap::new();
     for run in runs {
         let skipped = report_phase(run).tables;
-        for table in run.manifest.tables.iter().filter(|table| !skipped.contains(&table.name)) {
-            tables.entry(table.name.clone()).or_default().push(run.dir.join(&table.file));
+        for (name, files) in run.table_files()?.into_iter().filter(|(name, _)| !skipped.contains(name)) {
+            tables.entry(name).or_default().push(files);
         }
     }
     let (files, left_out) = alike_files(runs, &report_phase(first))?;
@@ -152,27 +155,51 @@ pub(super) fn report_runs(
     run_report(&run_args, verbose, report)
 }
 
-/// A finished run (`ok`, or `checks_failed`) read from its directory; `shard` is 1/1 when it
-/// was not run as a shard.
-pub(super) fn read_run(dir: &Path) -> anyhow::Result<ShardRun> {
+/// Which runs a command takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Finished {
+    /// Runs that finished (`ok`, `checks_failed`): `host merge`.
+    Only,
+    /// Also runs that stopped midway (`killed`, `interrupted`, `failed`), with the rows they
+    /// wrote: `host report`.
+    OrStopped,
+}
+
+/// A run read from its directory, with its status as it stands (a run whose process is gone is
+/// `killed`); `shard` is 1/1 when it was not run as a shard.
+pub(super) fn read_run(dir: &Path, finished: Finished) -> anyhow::Result<ShardRun> {
     let dir = fs_err::canonicalize(dir).with_context(|| format!("`{}` is not a run directory", dir.display()))?;
     let path = dir.join("manifest.json");
     let text = fs_err::read_to_string(&path).with_context(|| format!("`{}` is not a run directory", dir.display()))?;
-    let manifest: ShardManifest =
+    let mut manifest: ShardManifest =
         serde_json::from_str(&text).with_context(|| format!("cannot read `{}`", path.display()))?;
-    if manifest.status != "ok" && manifest.status != "checks_failed" {
-        bail!(
-            "run `{}` ({}) ended `{}`; hint: run it again, then report it",
-            manifest.run_id,
-            dir.display(),
-            manifest.status
-        );
+    manifest.status = observed_status(&manifest.status, manifest.process.as_ref());
+    let (id, shown, status) = (&manifest.run_id, dir.display(), manifest.status.as_str());
+    match (status, finished) {
+        ("ok" | "checks_failed", _) => {}
+        ("running", _) => bail!("run `{id}` ({shown}) is still running; hint: report it once it has finished"),
+        ("killed" | "interrupted" | "failed", Finished::OrStopped) => {
+            eprintln!("run `{id}` ({shown}) was {status} before it finished: reporting the rows it wrote");
+        }
+        _ => bail!(
+            "run `{id}` ({shown}) ended `{status}`; hint: finish it with `--resume {shown}`, or run it again, then merge"
+        ),
     }
     let shard = manifest.shard.unwrap_or(Shard { index: 1, count: 1 });
     Ok(ShardRun { dir, manifest, shard })
 }
 
 impl ShardRun {
+    /// The run's tables, each with the files holding its rows: those its manifest lists when it
+    /// finished, else every table it left on disk, in parts or whole.
+    fn table_files(&self) -> anyhow::Result<BTreeMap<String, Vec<PathBuf>>> {
+        if matches!(self.manifest.status.as_str(), "ok" | "checks_failed") {
+            let listed = self.manifest.tables.iter();
+            return Ok(listed.map(|table| (table.name.clone(), vec![self.dir.join(&table.file)])).collect());
+        }
+        table_files(&self.dir).with_context(|| format!("cannot list the tables of `{}`", self.dir.display()))
+    }
+
     /// The shard this run was, if it was one.
     pub(super) fn shard(&self) -> Option<Shard> {
         self.manifest.shard

@@ -11,6 +11,7 @@ pub mod merge;
 pub mod model;
 pub mod report;
 pub mod run;
+pub mod runs;
 mod setup;
 
 pub use setup::{Ingredients, Scratch, capabilities, llm_settings, runtime, scratch_capabilities};

@@ -2,11 +2,11 @@
 //! in report mode, as `host merge` runs it over shards, over this one run.
 
 use super::Outcome;
-use super::merge::{read_run, report_runs};
+use super::merge::{Finished, read_run, report_runs};
 use crate::cli::ReportArgs;
 
 pub fn report(args: &ReportArgs, verbose: bool) -> anyhow::Result<Outcome> {
-    let run = read_run(&args.run)?;
+    let run = read_run(&args.run, Finished::OrStopped)?;
     let part = run.shard();
     report_runs(&[run], &args.output, part, verbose)
 }

@@ -15,8 +15,8 @@ use rhai::EvalAltResult;
 
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles, parse_toml, sha256_hex};
 use crate::capabilities::proc::{Groups, Processes};
-use crate::capabilities::results::RunResults;
 use crate::capabilities::results::{FileContent, Results};
+use crate::capabilities::results::{Flusher, RunResults};
 use crate::capabilities::run::{HELP_SHOWN, RunInfo, Sharding, UnitsRecord, parse_script_args};
 use crate::cli::RunArgs;
 use crate::console::{Console, Style};
@@ -45,8 +45,9 @@ pub fn run_with(
 /// the script runs in report mode over their tables.
 #[derive(Debug, Default)]
 pub struct ReportOf {
-    /// Each table to take, with its files in shard order.
-    pub tables: BTreeMap<String, Vec<PathBuf>>,
+    /// Each table to take, with each reported run's files (its parts, or its one file), in
+    /// shard order.
+    pub tables: BTreeMap<String, Vec<Vec<PathBuf>>>,
     /// Files to copy into the run: the path in the run and the file to copy.
     pub files: Vec<(String, PathBuf)>,
     /// What the reported runs' `run::shard` calls split.
@@ -201,7 +202,15 @@ fn execute(
     manifest.write(&dir).context("cannot write manifest.json")?;
     console.line(&format!("run {run_id}: {shown} -> {}", display_dir(&dir)));
 
-    install_interrupt_handler(&interrupt, capabilities.process_groups.clone());
+    let ending = Arc::new(AtomicBool::new(false));
+    install_interrupt_handler(Ending {
+        interrupt: interrupt.clone(),
+        groups: capabilities.process_groups.clone(),
+        results: results.clone(),
+        dir: dir.clone(),
+        claimed: ending.clone(),
+    });
+    let flusher = Flusher::start(&results);
     let started = Instant::now();
     let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
     let engine = script::engine(&capabilities, resolver, limits, interrupt.clone());
@@ -224,6 +233,13 @@ fn execute(
     manifest.units = capabilities.run.units.records();
     for kept in manifest.workspaces.iter().filter(|workspace| workspace.kept) {
         console.line(&format!("workspace kept: {}", kept.path));
+    }
+    drop(flusher);
+    if ending.swap(true, Ordering::SeqCst) {
+        // The interrupt handler is closing the run as it stands and ends the process.
+        loop {
+            std::thread::park();
+        }
     }
 
     finish(
@@ -415,15 +431,59 @@ fn display_dir(dir: &Path) -> String {
     }
 }
 
-/// First Ctrl-C: stop the script at its next operation (ending the programs it waits on) and
-/// close the run cleanly. Second: kill every program still running, and quit.
-fn install_interrupt_handler(interrupt: &script::Interrupt, groups: Arc<Groups>) {
-    let flag = interrupt.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::Relaxed) {
-            groups.end_all(std::time::Duration::from_millis(500));
-            std::process::exit(130);
+/// How long a run stopped by Ctrl-C or SIGTERM has to close the ordinary way before it is closed
+/// as it stands: below the 30 s that Slurm (`KillWait`) and Kubernetes
+/// (`terminationGracePeriodSeconds`) wait by default before they send SIGKILL.
+const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// What the interrupt handler needs to end a run that cannot end the ordinary way.
+struct Ending {
+    interrupt: script::Interrupt,
+    groups: Arc<Groups>,
+    results: Arc<RunResults>,
+    dir: PathBuf,
+    /// Set by whoever ends the run first: [`finish`] or [`Ending::now`].
+    claimed: Arc<AtomicBool>,
+}
+
+impl Ending {
+    /// Ends every program, makes every row written so far readable, marks the run
+    /// `interrupted` and quits. If the run is already being closed the ordinary way, a second
+    /// interrupt (`quit`) quits at once, as the user asked, and the grace period's end waits on.
+    fn now(&self, why: &str, quit: bool) {
+        if self.claimed.swap(true, Ordering::SeqCst) {
+            if quit {
+                self.groups.end_all(std::time::Duration::from_millis(500));
+                std::process::exit(130);
+            }
+            return;
         }
-        eprintln!("interrupting: closing tables and the manifest (Ctrl-C again to quit at once)");
+        self.groups.end_all(std::time::Duration::from_millis(500));
+        self.results.flush(true);
+        let _ = run::mark_ended(&self.dir, Status::Interrupted, why);
+        eprintln!("interrupted: {why}; the tables' rows are in their parts under `{}`", self.dir.display());
+        std::process::exit(130);
+    }
+}
+
+/// First Ctrl-C or SIGTERM: stop the script at its next operation (ending the programs it waits
+/// on) and close the run cleanly, within [`INTERRUPT_GRACE`]. Second, or when the grace period
+/// runs out: close the run as it stands ([`Ending::now`]).
+fn install_interrupt_handler(ending: Ending) {
+    let ending = Arc::new(ending);
+    let _ = ctrlc::set_handler(move || {
+        if ending.interrupt.swap(true, Ordering::Relaxed) {
+            ending.now("stopped by a second interrupt", true);
+            return;
+        }
+        eprintln!(
+            "interrupting: closing tables and the manifest (Ctrl-C again to quit at once; in {} s the run is closed as it stands)",
+            INTERRUPT_GRACE.as_secs()
+        );
+        let watchdog = ending.clone();
+        let _ = std::thread::Builder::new().name("grace".into()).spawn(move || {
+            std::thread::sleep(INTERRUPT_GRACE);
+            watchdog.now("did not close within the grace period after an interrupt", false);
+        });
     });
 }

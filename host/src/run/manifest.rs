@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::GitState;
+use super::process::ProcessRecord;
 use crate::capabilities::embed::ModelRecord;
 use crate::capabilities::fs::InputRecord;
 use crate::capabilities::results::Check;
@@ -23,7 +24,7 @@ pub enum Status {
     ChecksFailed,
     /// Stopped by an error (exit code 2); tables hold the rows appended before it.
     Failed,
-    /// Stopped by Ctrl-C; tables hold the rows appended before it.
+    /// Stopped by Ctrl-C or SIGTERM; tables hold the rows appended before it.
     Interrupted,
 }
 
@@ -35,6 +36,9 @@ pub struct Manifest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub host: HostRecord,
+    /// The process that runs it and its machine: a run whose status is `running` and whose
+    /// process is gone reads as `killed` (see [`super::observed_status`]).
+    pub process: ProcessRecord,
     pub script: FileRecord,
     pub scenario: Option<FileRecord>,
     pub arguments: Arguments,
@@ -153,6 +157,7 @@ impl Manifest {
             status: Status::Running,
             error: None,
             host: HostRecord { version: env!("CARGO_PKG_VERSION").to_string(), git },
+            process: ProcessRecord::current(),
             script,
             scenario: None,
             arguments: Arguments { raw: Vec::new(), parsed: Value::Null, command_line: Vec::new() },
@@ -182,6 +187,23 @@ impl Manifest {
         text.push('\n');
         crate::atomic::write(&dir.join("manifest.json"), text.as_bytes())
     }
+}
+
+/// Marks the run in `dir` ended with `status` when it cannot end the ordinary way (a second
+/// Ctrl-C, or a SIGTERM whose grace period ran out): the manifest on disk keeps everything else
+/// it says, and the tables are left in their readable parts for readers to find.
+pub fn mark_ended(dir: &Path, status: Status, error: &str) -> std::io::Result<()> {
+    let path = dir.join("manifest.json");
+    let text = fs_err::read_to_string(&path)?;
+    let mut manifest: Value = serde_json::from_str(&text).map_err(std::io::Error::other)?;
+    if let Value::Object(fields) = &mut manifest {
+        fields.insert("status".to_owned(), serde_json::to_value(status).map_err(std::io::Error::other)?);
+        fields.insert("error".to_owned(), Value::String(error.to_owned()));
+        fields.insert("finished_at".to_owned(), Value::String(now()));
+    }
+    let mut text = serde_json::to_string_pretty(&manifest).map_err(std::io::Error::other)?;
+    text.push('\n');
+    crate::atomic::write(&path, text.as_bytes())
 }
 
 /// Now, in UTC, as RFC 3339 with milliseconds.

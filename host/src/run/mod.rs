@@ -3,14 +3,25 @@
 
 mod git;
 mod manifest;
+mod process;
 
 use std::path::{Path, PathBuf};
 
 pub use git::GitState;
 pub use manifest::{
     AllowedRecord, FileRecord, Manifest, MergedFrom, MergedRun, ProcessesRecord, ReportPhase, Status, TableRecord,
-    now as manifest_now,
+    mark_ended, now as manifest_now,
 };
+pub use process::{Liveness, ProcessRecord, host_name};
+
+/// A run's status as it stands now: the one its manifest records, except that a run recorded as
+/// `running` whose process is gone is `killed`. It changes nothing on disk.
+pub fn observed_status(recorded: &str, process: Option<&ProcessRecord>) -> String {
+    match process.map(ProcessRecord::liveness) {
+        Some(Liveness::Gone) if recorded == "running" => "killed".to_owned(),
+        _ => recorded.to_owned(),
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunDirError {

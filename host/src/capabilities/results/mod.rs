@@ -1,10 +1,11 @@
 //! The `results` capability: everything a run leaves behind besides its manifest and log.
 //!
 //! Tables of rows become zstd Parquet files (`<run dir>/<table>.parquet`), written in row groups
-//! as rows arrive; JSON, JSONL, Markdown and text files are written atomically; declared checks
+//! as rows arrive and readable in parts while the run lives (see [`table`]); JSON, JSONL, Markdown and text files are written atomically; declared checks
 //! decide the exit code. Everything stays inside the run directory, except the files a script
 //! writes into an export folder it opened (`results::export_folder`), each listed in the manifest.
 
+mod flush;
 mod read;
 pub mod rhai;
 mod schema;
@@ -17,7 +18,8 @@ use std::sync::{Mutex, RwLock};
 use serde::Serialize;
 use serde_json::Value;
 
-pub use read::{concatenate, read_rows, same_rows};
+pub use flush::Flusher;
+pub use read::{concatenate, read_rows, same_rows, table_files};
 pub use schema::*;
 pub use table::*;
 
@@ -128,11 +130,14 @@ struct Tables {
     open: BTreeMap<String, TableWriter>,
     /// Finished before the end of the run: read back, or taken from the shards of a merge.
     closed: BTreeMap<String, Closed>,
-    /// In a merge, each shard table not taken yet: its files, in shard order.
-    shards: BTreeMap<String, Vec<PathBuf>>,
+    /// In a merge, each shard table not taken yet: each shard's files (its parts, or its one
+    /// file), in shard order.
+    shards: BTreeMap<String, Vec<Vec<PathBuf>>>,
     /// Set by the first [`Results::rows`]: what is created from then on is the report's.
     reporting: bool,
     report: BTreeSet<String>,
+    /// Why a flush between rows failed (the table takes no more rows), for [`RunResults::finish`].
+    flush_errors: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -196,10 +201,26 @@ impl RunResults {
         self.with_tables(|tables| tables.open.iter().map(|(name, table)| (name.clone(), table.rows())).collect())
     }
 
+    /// Makes readable the rows of every table that has held rows unreadable for
+    /// [`FLUSH_INTERVAL`] (see [`TableWriter::flush`]); with `all`, of every table. A table that
+    /// cannot be flushed is reported by [`Self::finish`].
+    pub fn flush(&self, all: bool) {
+        let now = std::time::Instant::now();
+        self.with_tables(|tables| {
+            let open = tables.open.values_mut();
+            for table in open.filter(|table| all || table.flush_due(now)) {
+                if let Err(error) = table.flush() {
+                    let message = format!("table `{}`: {}", table.name(), crate::capabilities::error_chain(&error));
+                    tables.flush_errors.push(message);
+                }
+            }
+        });
+    }
+
     /// For `host merge`: the tables of the shards, each with its files in shard order. A table
     /// is taken into this run when first read, or at the end: once if every shard holds the same
     /// rows (a table each wrote in full), else joined in shard order.
-    pub fn adopt_shards(&self, shards: BTreeMap<String, Vec<PathBuf>>) {
+    pub fn adopt_shards(&self, shards: BTreeMap<String, Vec<Vec<PathBuf>>>) {
         self.with_tables(|tables| tables.shards = shards);
     }
 
@@ -213,6 +234,7 @@ impl RunResults {
                     outputs.errors.push(format!("table `{name}`: {}", crate::capabilities::error_chain(&error)));
                 }
             }
+            outputs.errors.append(&mut tables.flush_errors);
             for (name, table) in std::mem::take(&mut tables.open) {
                 match table.finish() {
                     Ok(summary) => {
@@ -295,9 +317,10 @@ impl RunResults {
 
 /// Takes a shard table into the run directory (see [`RunResults::adopt_shards`]).
 fn take_from_shards(tables: &mut Tables, dir: &Path, table: &str) -> Result<(), TableError> {
-    let Some(files) = tables.shards.remove(table) else { return Ok(()) };
-    let sources = if same_rows(table, &files)? { &files[..1.min(files.len())] } else { &files[..] };
-    let summary = concatenate(table, sources, dir)?;
+    let Some(shards) = tables.shards.remove(table) else { return Ok(()) };
+    let sources =
+        if same_rows(table, &shards)? { shards.first().cloned().unwrap_or_default() } else { shards.concat() };
+    let summary = concatenate(table, &sources, dir)?;
     tables.closed.insert(table.to_string(), Closed { summary, from_shards: true });
     Ok(())
 }

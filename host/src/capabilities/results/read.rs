@@ -5,6 +5,7 @@
 //! `float` column floats, so a report computed from rows read back is the same whether the rows
 //! were written by this run or by the shards of a merged one.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,7 +16,36 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value};
 
 use super::schema::{ColumnType, RUN_ID_COLUMN};
-use super::table::{TableError, TableSummary, writer_properties};
+use super::table::{TableError, TableSummary, table_file_kind, writer_properties};
+
+/// The tables in the run directory `dir`, each with the files that hold its rows, in order: its
+/// `<table>.parquet` when it has one (a finished table), else its parts (the table of a run that
+/// is still running or was killed). Parts left beside a final file by a crash are ignored.
+pub fn table_files(dir: &Path) -> std::io::Result<BTreeMap<String, Vec<PathBuf>>> {
+    let mut finals: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut parts: BTreeMap<String, Vec<(usize, PathBuf)>> = BTreeMap::new();
+    for entry in fs_err::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some((table, part)) = name.to_str().and_then(table_file_kind) else { continue };
+        match part {
+            None => {
+                finals.insert(table.to_owned(), entry.path());
+            }
+            Some(number) => parts.entry(table.to_owned()).or_default().push((number, entry.path())),
+        }
+    }
+    let mut tables: BTreeMap<String, Vec<PathBuf>> =
+        finals.into_iter().map(|(name, path)| (name, vec![path])).collect();
+    for (table, mut numbered) in parts {
+        if tables.contains_key(&table) {
+            continue;
+        }
+        numbered.sort();
+        tables.insert(table, numbered.into_iter().map(|(_, path)| path).collect());
+    }
+    Ok(tables)
+}
 
 /// Every row of the table file at `path`, without `run_id`, in file order.
 pub fn read_rows(table: &str, path: &Path) -> Result<Vec<Value>, TableError> {
@@ -204,15 +234,23 @@ fn value_at(table: &str, column: &str, array: &dyn Array, row: usize) -> Result<
     })
 }
 
-/// Whether every file of `sources` holds the same rows, `run_id` apart: a table each shard of a
-/// run wrote in full rather than in part.
-pub fn same_rows(table: &str, sources: &[PathBuf]) -> Result<bool, TableError> {
-    let Some((first, rest)) = sources.split_first() else { return Ok(true) };
-    let expected = read_rows(table, first)?;
-    for source in rest {
-        if read_rows(table, source)? != expected {
+/// Whether every shard of `shards` (each its files) holds the same rows, `run_id` apart: a
+/// table each shard of a run wrote in full rather than in part.
+pub fn same_rows(table: &str, shards: &[Vec<PathBuf>]) -> Result<bool, TableError> {
+    let Some((first, rest)) = shards.split_first() else { return Ok(true) };
+    let expected = read_shard_rows(table, first)?;
+    for shard in rest {
+        if read_shard_rows(table, shard)? != expected {
             return Ok(false);
         }
     }
     Ok(true)
+}
+
+fn read_shard_rows(table: &str, files: &[PathBuf]) -> Result<Vec<Value>, TableError> {
+    let mut rows = Vec::new();
+    for file in files {
+        rows.extend(read_rows(table, file)?);
+    }
+    Ok(rows)
 }

@@ -81,15 +81,15 @@ fn a_merge_joins_the_shards_tables_in_order_and_keeps_a_table_every_shard_wrote_
         (
             "answers".to_owned(),
             vec![
-                shard_table(root.path(), "s1", "answers", &[json!({"p": 1}), json!({"p": 2})]),
-                shard_table(root.path(), "s2", "answers", &[json!({"p": 3})]),
+                vec![shard_table(root.path(), "s1", "answers", &[json!({"p": 1}), json!({"p": 2})])],
+                vec![shard_table(root.path(), "s2", "answers", &[json!({"p": 3})])],
             ],
         ),
         (
             "prompts".to_owned(),
             vec![
-                shard_table(root.path(), "s1", "prompts", &[json!({"all": 3})]),
-                shard_table(root.path(), "s2", "prompts", &[json!({"all": 3})]),
+                vec![shard_table(root.path(), "s1", "prompts", &[json!({"all": 3})])],
+                vec![shard_table(root.path(), "s2", "prompts", &[json!({"all": 3})])],
             ],
         ),
     ]);
@@ -131,7 +131,7 @@ fn shard_tables_with_other_columns_are_an_error_naming_both_files() {
     let merged = root.path().join("merged");
     fs_err::create_dir_all(&merged).unwrap();
     let results = run(&merged, "m");
-    results.adopt_shards(BTreeMap::from([("answers".to_owned(), vec![first, second])]));
+    results.adopt_shards(BTreeMap::from([("answers".to_owned(), vec![vec![first], vec![second]])]));
     let error = results.rows("answers").unwrap_err().to_string();
     assert!(error.contains("table `answers` has other columns in") && error.contains("s2/answers.parquet"), "{error}");
 }
@@ -146,7 +146,7 @@ fn shard_tables_join_as_one_writer_would_have_fixed_their_columns() {
     let merged = root.path().join("merged");
     fs_err::create_dir_all(&merged).unwrap();
     let results = run(&merged, "m");
-    results.adopt_shards(BTreeMap::from([("answers".to_owned(), vec![first, second])]));
+    results.adopt_shards(BTreeMap::from([("answers".to_owned(), vec![vec![first], vec![second]])]));
     assert_eq!(
         results.rows("answers").unwrap(),
         vec![json!({"note": null, "score": 1.0, "extra": null}), json!({"note": "n", "score": 1.5, "extra": true}),]

@@ -2,9 +2,16 @@
 //! the columns (declared, or fixed by the first batch), writes it in batches, and publishes the
 //! file under its final name only when finished. It must not hold more than a batch of rows and
 //! a row group in memory, and must never leave a half-written file under the final name.
+//!
+//! So that a run killed midway still leaves its rows, the rows reach the disk as the run goes:
+//! the file being written is closed as a readable part (`<table>.part-00001.parquet`, …) once it
+//! holds [`PART_ROWS`] rows or its oldest row is [`FLUSH_INTERVAL`] old. A table that never
+//! needed a part is renamed into place as before; one that did is joined from its parts into
+//! `<table>.parquet` at the end, and the parts are removed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use arrow::array::{ArrayRef, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -27,6 +34,13 @@ pub const BATCH_ROWS: usize = 1024;
 /// Rows per Parquet row group: bounds the writer's memory and stays within what DuckDB reads in
 /// parallel comfortably.
 pub const ROW_GROUP_ROWS: usize = 65_536;
+
+/// Rows a part holds at most before it is closed and readable: one row group.
+pub const PART_ROWS: u64 = ROW_GROUP_ROWS as u64;
+
+/// The longest a row waits, buffered, before it is in a readable part: what a killed run loses
+/// at most (besides the rows of the last interval).
+pub const FLUSH_INTERVAL: Duration = Duration::from_secs(5);
 
 /// Table names become file names, so they are kept short and free of path syntax.
 const MAX_NAME_LEN: usize = 64;
@@ -127,18 +141,32 @@ pub struct TableSummary {
 pub struct TableWriter {
     name: String,
     run_id: String,
+    dir: PathBuf,
     partial_path: PathBuf,
     final_path: PathBuf,
-    /// Kept so that `finish` can fsync; the Parquet writer writes through a clone of it.
-    file: fs_err::File,
+    /// The file being written, `.<name>.parquet.partial`; `None` between a closed part and the
+    /// next row.
+    current: Option<Current>,
     /// The columns the rows so far imply; only used while `sink` is `None`.
     inference: Inference,
     /// Present once the columns are fixed, by a declaration or by the first batch.
     sink: Option<Sink>,
     pending: Vec<Value>,
     rows: u64,
+    /// Closed, readable parts, in order.
+    parts: Vec<PathBuf>,
+    /// When the oldest row not yet in a closed part was accepted.
+    unflushed_since: Option<Instant>,
     /// Set when a write failed part way, after which the file may lack rows already accepted.
     broken: bool,
+}
+
+/// The part being written: its file (kept so that `finish` can fsync; the Parquet writer writes
+/// through a clone of it) and, once it has rows, its Parquet writer.
+struct Current {
+    file: fs_err::File,
+    writer: Option<ArrowWriter<fs_err::File>>,
+    rows: u64,
 }
 
 impl TableWriter {
@@ -151,17 +179,20 @@ impl TableWriter {
         }
         let partial_path = dir.join(format!(".{name}.parquet.partial"));
         let file = fs_err::File::create(&partial_path).map_err(io_error(name))?;
-        let sink = declared.map(|columns| Sink::open(&file, columns, true, name)).transpose()?;
+        let sink = declared.map(|columns| Sink::new(columns, true, name)).transpose()?;
         Ok(Self {
             name: name.to_owned(),
             run_id: run_id.to_owned(),
+            dir: dir.to_path_buf(),
             final_path: dir.join(format!("{name}.parquet")),
             partial_path,
-            file,
+            current: Some(Current { file, writer: None, rows: 0 }),
             inference: Inference::default(),
             sink,
             pending: Vec::with_capacity(BATCH_ROWS),
             rows: 0,
+            parts: Vec::new(),
+            unflushed_since: None,
             broken: false,
         })
     }
@@ -186,8 +217,14 @@ impl TableWriter {
         }
         self.pending.push(row);
         self.rows += 1;
+        let now = Instant::now();
+        let since = *self.unflushed_since.get_or_insert(now);
         if self.pending.len() >= BATCH_ROWS {
             self.write_pending()?;
+        }
+        let part_full = self.current.as_ref().is_some_and(|current| current.rows >= PART_ROWS);
+        if part_full || now.duration_since(since) >= FLUSH_INTERVAL {
+            self.flush()?;
         }
         Ok(())
     }
@@ -201,46 +238,217 @@ impl TableWriter {
         &self.name
     }
 
-    /// Writes what is buffered, closes the Parquet file, fsyncs it and renames it into place.
+    /// Whether rows accepted [`FLUSH_INTERVAL`] ago or earlier are not yet readable.
+    pub fn flush_due(&self, now: Instant) -> bool {
+        self.unflushed_since.is_some_and(|since| now.duration_since(since) >= FLUSH_INTERVAL)
+    }
+
+    /// Makes every row accepted so far readable: writes what is buffered and closes the file
+    /// being written as the next part. Before the columns are fixed, the part has the columns
+    /// its rows imply; [`Self::finish`] gives the whole table the columns fixed in the end.
+    pub fn flush(&mut self) -> Result<(), TableError> {
+        if self.broken {
+            return Err(TableError::Broken { table: self.name.clone() });
+        }
+        if self.unflushed_since.is_none() {
+            return Ok(());
+        }
+        if self.sink.is_none() && !self.pending.is_empty() {
+            let mut provisional = Sink::new(self.inference.columns(), false, &self.name)?;
+            let pending = std::mem::take(&mut self.pending);
+            let written = self.write_with(&mut provisional, &pending);
+            self.pending = pending;
+            written?;
+            self.pending.clear();
+        } else {
+            self.write_pending()?;
+        }
+        self.close_part()?;
+        self.unflushed_since = None;
+        Ok(())
+    }
+
+    /// Writes what is buffered, closes the Parquet file, fsyncs it and renames it into place;
+    /// a table written in parts is joined from them and its parts removed.
     pub fn finish(mut self) -> Result<TableSummary, TableError> {
         if self.broken {
             return Err(TableError::Broken { table: self.name.clone() });
         }
+        if !self.parts.is_empty() {
+            return self.join_parts();
+        }
         let table = self.name.clone();
-        let sink = self.write_pending()?;
-        sink.writer.finish().map_err(parquet_error(&table))?;
-        let mut columns = vec![(RUN_ID_COLUMN.to_owned(), "string".to_owned())];
-        columns.extend(sink.columns.columns().iter().map(|(name, ty)| (name.clone(), ty.describe())));
-
-        self.file.sync_all().map_err(io_error(&self.name))?;
-        let Self { name, partial_path, final_path, file, sink, rows, .. } = self;
-        // Close both handles first: some platforms refuse to rename an open file.
-        drop((file, sink));
-        fs_err::rename(&partial_path, &final_path).map_err(io_error(&name))?;
-        sync_directory(&final_path).map_err(io_error(&name))?;
-        Ok(TableSummary { name, path: final_path, rows, columns })
+        self.write_pending()?;
+        let mut current = self.current.take().ok_or_else(|| TableError::Broken { table: table.clone() })?;
+        let writer = match current.writer.take() {
+            Some(writer) => writer,
+            None => self.open_writer(&current)?,
+        };
+        writer.close().map_err(parquet_error(&table))?;
+        current.file.sync_all().map_err(io_error(&table))?;
+        // Close the handle first: some platforms refuse to rename an open file.
+        drop(current);
+        fs_err::rename(&self.partial_path, &self.final_path).map_err(io_error(&table))?;
+        sync_directory(&self.final_path).map_err(io_error(&table))?;
+        Ok(self.summary())
     }
 
-    /// Writes the buffered rows, fixing the columns first if nothing did yet, and returns the
-    /// sink for `finish`. Any failure marks the writer broken.
-    fn write_pending(&mut self) -> Result<&mut Sink, TableError> {
-        let sink = match self.sink.take() {
-            Some(sink) => self.sink.insert(sink),
-            None => match Sink::open(&self.file, self.inference.columns(), false, &self.name) {
-                Ok(sink) => self.sink.insert(sink),
+    fn summary(self) -> TableSummary {
+        let mut columns = vec![(RUN_ID_COLUMN.to_owned(), "string".to_owned())];
+        let fixed = match &self.sink {
+            Some(sink) => sink.columns.columns().clone(),
+            None => self.inference.columns(),
+        };
+        columns.extend(fixed.iter().map(|(name, ty)| (name.clone(), ty.describe())));
+        TableSummary { name: self.name, path: self.final_path, rows: self.rows, columns }
+    }
+
+    /// [`Self::finish`] for a table written in parts: their rows, read back, written again with
+    /// the columns fixed in the end (a part closed before they were fixed may have fewer).
+    fn join_parts(mut self) -> Result<TableSummary, TableError> {
+        let table = self.name.clone();
+        self.flush()?;
+        if self.sink.is_none() {
+            self.sink = Some(Sink::new(self.inference.columns(), false, &table)?);
+        }
+        let file = fs_err::File::create(&self.partial_path).map_err(io_error(&table))?;
+        let current = Current { file, writer: None, rows: 0 };
+        let mut writer = self.open_writer(&current)?;
+        for part in &self.parts {
+            let rows = super::read::read_rows(&table, part)?;
+            for chunk in rows.chunks(BATCH_ROWS) {
+                if let Some(sink) = self.sink.as_mut()
+                    && let Some(batch) = sink.encode(chunk, &self.run_id, &table)?
+                {
+                    writer.write(&batch).map_err(parquet_error(&table))?;
+                }
+            }
+        }
+        writer.close().map_err(parquet_error(&table))?;
+        current.file.sync_all().map_err(io_error(&table))?;
+        drop(current);
+        fs_err::rename(&self.partial_path, &self.final_path).map_err(io_error(&table))?;
+        // Only once the whole table is in place, so that a reader never misses a row; a crash
+        // between the two leaves the parts beside it, which readers of a run ignore then.
+        for part in std::mem::take(&mut self.parts) {
+            fs_err::remove_file(&part).map_err(io_error(&table))?;
+        }
+        sync_directory(&self.final_path).map_err(io_error(&table))?;
+        Ok(self.summary())
+    }
+
+    /// Writes the buffered rows, fixing the columns first if nothing did yet. Any failure marks
+    /// the writer broken.
+    fn write_pending(&mut self) -> Result<(), TableError> {
+        if self.sink.is_none() {
+            match Sink::new(self.inference.columns(), false, &self.name) {
+                Ok(sink) => self.sink = Some(sink),
                 Err(error) => {
                     self.broken = true;
                     return Err(error);
                 }
-            },
+            }
+        }
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut sink = self.sink.take();
+        let pending = std::mem::take(&mut self.pending);
+        let written = match sink.as_mut() {
+            Some(sink) => self.write_with(sink, &pending),
+            None => Ok(()),
         };
-        if let Err(error) = sink.write(&self.pending, &self.run_id, &self.name) {
+        self.sink = sink;
+        self.pending = pending;
+        written?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Encodes `rows` with `sink` into the file being written, opening one if the last was closed.
+    fn write_with(&mut self, sink: &mut Sink, rows: &[Value]) -> Result<(), TableError> {
+        let result = self.try_write_with(sink, rows);
+        if result.is_err() {
+            self.broken = true;
+        }
+        result
+    }
+
+    fn try_write_with(&mut self, sink: &mut Sink, rows: &[Value]) -> Result<(), TableError> {
+        let Some(batch) = sink.encode(rows, &self.run_id, &self.name)? else { return Ok(()) };
+        if self.current.is_none() {
+            let file = fs_err::File::create(&self.partial_path).map_err(io_error(&self.name))?;
+            self.current = Some(Current { file, writer: None, rows: 0 });
+        }
+        let table = self.name.clone();
+        let current = self.current.as_mut().ok_or_else(|| TableError::Broken { table: table.clone() })?;
+        if current.writer.is_none() {
+            let file = current.file.try_clone().map_err(io_error(&table))?;
+            let writer =
+                ArrowWriter::try_new(file, batch.schema(), Some(writer_properties())).map_err(parquet_error(&table))?;
+            current.writer = Some(writer);
+        }
+        if let Some(writer) = current.writer.as_mut() {
+            writer.write(&batch).map_err(parquet_error(&table))?;
+        }
+        current.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    /// A Parquet writer over `current`'s file with the fixed columns' schema.
+    fn open_writer(&self, current: &Current) -> Result<ArrowWriter<fs_err::File>, TableError> {
+        let table = &self.name;
+        let schema = match &self.sink {
+            Some(sink) => Arc::clone(&sink.schema),
+            None => Sink::new(self.inference.columns(), false, table)?.schema,
+        };
+        let file = current.file.try_clone().map_err(io_error(table))?;
+        ArrowWriter::try_new(file, schema, Some(writer_properties())).map_err(parquet_error(table))
+    }
+
+    /// Closes the file being written, if it has rows, as the next readable part.
+    fn close_part(&mut self) -> Result<(), TableError> {
+        let Some(current) = self.current.take_if(|current| current.writer.is_some()) else { return Ok(()) };
+        let table = self.name.clone();
+        let Current { file, writer, .. } = current;
+        let closed = writer.map(|writer| writer.close().map(|_| ())).transpose().map_err(parquet_error(&table));
+        drop(file);
+        if let Err(error) = closed {
             self.broken = true;
             return Err(error);
         }
-        self.pending.clear();
-        Ok(sink)
+        let part = self.dir.join(part_file_name(&table, self.parts.len() + 1));
+        if let Err(error) = fs_err::rename(&self.partial_path, &part) {
+            self.broken = true;
+            return Err(io_error(&table)(error));
+        }
+        self.parts.push(part);
+        Ok(())
     }
+}
+
+/// The file name of a table's `number`-th part (1-based): `<table>.part-00001.parquet`, so that
+/// `<table>.*parquet` matches the table's parts and its final file and no other table's.
+pub fn part_file_name(table: &str, number: usize) -> String {
+    format!("{table}.part-{number:05}.parquet")
+}
+
+/// What a file in a run directory is to the tables: `Some((table, None))` for a table's final
+/// file, `Some((table, Some(n)))` for its n-th part, `None` for anything else.
+pub fn table_file_kind(file_name: &str) -> Option<(&str, Option<usize>)> {
+    let stem = file_name.strip_suffix(".parquet")?;
+    let (table, part) = match stem.split_once('.') {
+        None => (stem, None),
+        Some((table, rest)) => {
+            let digits = rest.strip_prefix("part-")?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            (table, Some(digits.parse().ok()?))
+        }
+    };
+    validate_name(table).ok()?;
+    Some((table, part))
 }
 
 // By hand, because the Parquet writer and decoder inside say nothing useful.
@@ -252,6 +460,7 @@ impl std::fmt::Debug for TableWriter {
             .field("rows", &self.rows)
             .field("columns", &self.sink.as_ref().map(|sink| sink.columns.columns()))
             .field("broken", &self.broken)
+            .field("parts", &self.parts.len())
             .finish_non_exhaustive()
     }
 }
@@ -296,44 +505,39 @@ pub(super) fn writer_properties() -> WriterProperties {
         .build()
 }
 
-/// The open Parquet file of a table whose columns are fixed.
+/// Turns checked JSON rows into record batches of fixed columns.
 struct Sink {
     columns: FixedColumns,
     /// The file's schema: `run_id`, then the columns.
     schema: SchemaRef,
     /// Turns checked JSON rows into Arrow arrays; it also widens ints in float columns.
     decoder: Decoder,
-    writer: ArrowWriter<fs_err::File>,
 }
 
 impl Sink {
-    fn open(file: &fs_err::File, columns: Columns, declared: bool, table: &str) -> Result<Self, TableError> {
+    fn new(columns: Columns, declared: bool, table: &str) -> Result<Self, TableError> {
         let fields = schema::arrow_fields(&columns);
         let decoder =
             ReaderBuilder::new(Arc::new(Schema::new(fields.clone()))).build_decoder().map_err(arrow_error(table))?;
         let run_id = Arc::new(Field::new(RUN_ID_COLUMN, DataType::Utf8, false));
         let schema = Arc::new(Schema::new(std::iter::once(run_id).chain(fields.iter().cloned()).collect::<Vec<_>>()));
-        let file = file.try_clone().map_err(io_error(table))?;
-        let writer =
-            ArrowWriter::try_new(file, Arc::clone(&schema), Some(writer_properties())).map_err(parquet_error(table))?;
-        Ok(Self { columns: FixedColumns::new(columns, declared), schema, decoder, writer })
+        Ok(Self { columns: FixedColumns::new(columns, declared), schema, decoder })
     }
 
-    /// Writes rows already checked against `columns`.
-    fn write(&mut self, rows: &[Value], run_id: &str, table: &str) -> Result<(), TableError> {
+    /// Rows already checked against `columns`, as one batch; `None` for no rows.
+    fn encode(&mut self, rows: &[Value], run_id: &str, table: &str) -> Result<Option<RecordBatch>, TableError> {
         if rows.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         self.decoder.serialize(rows).map_err(arrow_error(table))?;
         let Some(decoded) = self.decoder.flush().map_err(arrow_error(table))? else {
-            return Ok(());
+            return Ok(None);
         };
         // The decoder's row count, not the columns', since a table may have no columns but run_id.
         let run_ids = StringArray::from_iter_values(std::iter::repeat_n(run_id, decoded.num_rows()));
         let arrays: Vec<ArrayRef> =
             std::iter::once(Arc::new(run_ids) as ArrayRef).chain(decoded.columns().iter().cloned()).collect();
-        let batch = RecordBatch::try_new(Arc::clone(&self.schema), arrays).map_err(arrow_error(table))?;
-        self.writer.write(&batch).map_err(parquet_error(table))
+        RecordBatch::try_new(Arc::clone(&self.schema), arrays).map(Some).map_err(arrow_error(table))
     }
 }
 

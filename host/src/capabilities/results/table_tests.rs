@@ -464,3 +464,71 @@ fn a_missing_directory_fails_when_the_table_is_opened() -> TestResult {
     assert!(source.contains(".t.parquet.partial"), "{source}");
     Ok(())
 }
+
+#[test]
+fn a_flushed_table_is_readable_in_parts_and_finishes_whole_in_order() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut writer = undeclared(&dir, "t")?;
+    for i in 0..3 {
+        writer.append(json!({"i": i}))?;
+    }
+    writer.flush()?;
+    let part = Table::read(&dir.path().join("t.part-00001.parquet"))?;
+    assert_eq!(part.values("i")?, ["0", "1", "2"]);
+    assert!(!dir.path().join("t.parquet").exists(), "the table is not finished");
+
+    writer.flush()?;
+    assert!(!dir.path().join("t.part-00002.parquet").exists(), "a flush with nothing new writes no part");
+    for i in 3..5 {
+        writer.append(json!({"i": i}))?;
+    }
+    let (summary, table) = write(writer, [])?;
+    assert_eq!(summary.rows, 5);
+    assert_eq!(table.values("i")?, ["0", "1", "2", "3", "4"]);
+    assert_eq!(table.values("run_id")?, [RUN; 5]);
+    let left: Vec<String> = std::fs::read_dir(dir.path())?
+        .map(|e| Ok(e?.file_name().to_string_lossy().into_owned()))
+        .collect::<std::io::Result<_>>()?;
+    assert_eq!(left, ["t.parquet"], "the parts are removed once the table is whole");
+    Ok(())
+}
+
+#[test]
+fn rows_flushed_before_the_columns_were_fixed_take_the_columns_fixed_in_the_end() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut writer = undeclared(&dir, "t")?;
+    writer.append(json!({"a": 1, "tags": []}))?;
+    writer.flush()?;
+    writer.append(json!({"a": 1.5, "tags": ["x"], "meta": {"k": "v"}}))?;
+    let (_, table) = write(writer, [])?;
+    assert_eq!(
+        table.columns(),
+        pairs(&[("run_id", "string"), ("a", "float"), ("meta", "struct{k: string}"), ("tags", "list<string>")])
+    );
+    assert_eq!(table.values("a")?, ["1.0", "1.5"]);
+    assert_eq!(table.values("meta")?, ["null", "{k: v}"]);
+    Ok(())
+}
+
+#[test]
+fn a_part_holds_at_most_a_row_group() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut writer = undeclared(&dir, "t")?;
+    for i in 0..super::PART_ROWS + 1 {
+        writer.append(json!({"i": i}))?;
+    }
+    assert!(dir.path().join("t.part-00001.parquet").is_file(), "a full part is closed without waiting");
+    let part = Table::read(&dir.path().join("t.part-00001.parquet"))?;
+    assert_eq!(part.batch.num_rows() as u64, super::PART_ROWS);
+    Ok(())
+}
+
+#[test]
+fn table_files_are_told_from_other_files_by_name() {
+    use super::table_file_kind;
+    assert_eq!(table_file_kind("answers.parquet"), Some(("answers", None)));
+    assert_eq!(table_file_kind("answers.part-00012.parquet"), Some(("answers", Some(12))));
+    for other in ["answers.json", ".answers.parquet.partial", "answers.part-.parquet", "a.b.parquet", "x/y.parquet"] {
+        assert_eq!(table_file_kind(other), None, "{other}");
+    }
+}
