@@ -20,7 +20,9 @@ fn rows(sql: &str) -> Value {
 #[test]
 fn the_quick_run_measures_every_scenario_in_the_real_runtime() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--turns", "3", "--idle-s", "3"]);
+    // The phases of issue 17; quality, capture and file-sync have tests of their own below.
+    let phases = "latency,tokens,resources,failures,continuity";
+    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--turns", "3", "--idle-s", "3", "--phases", phases]);
     let turns = table(&run, "turns");
 
     // Each latency state is its own gateway; only the states with recall on recall, and only
@@ -226,7 +228,7 @@ fn with_a_real_model_the_gateway_calls_it_with_the_users_key_and_a_judge_reads_t
 }
 
 /// The reference plugin repacked as another package, as `npm pack` makes it, without a
-/// `recallMode` setting.
+/// `recallMode` setting and without file sync (`syncDir`).
 fn repacked_plugin(dir: &Path) -> String {
     let package = dir.join("package");
     let source = repo_root().join("fixtures/openclaw/cortex-plugin");
@@ -240,6 +242,7 @@ fn repacked_plugin(dir: &Path) -> String {
     manifest["id"] = json!("my-cortex");
     if let Some(properties) = manifest["configSchema"]["properties"].as_object_mut() {
         properties.remove("recallMode");
+        properties.remove("syncDir");
     }
     std::fs::write(package.join("openclaw.plugin.json"), manifest.to_string()).expect("write the manifest");
     let pkg =
@@ -460,4 +463,41 @@ fn the_capture_phase_finds_each_stated_fact_in_cortex_and_recalls_it_later() {
     assert_eq!(queue, json!([[4, 4, 0, 0, 0, true]]), "the reference plugin's metrics: one capture a turn, none queued");
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
     assert!(report.contains("## Capture") && report.contains("4 of 4 retrievable by a later recall"), "{report}");
+}
+
+#[test]
+fn the_file_sync_phase_times_each_edit_to_the_memory_files_until_cortex_holds_it() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--phases", "file-sync"]);
+    let edits = rows(&format!(
+        "SELECT file, supported, reached, reached_ms > 0 FROM '{}' ORDER BY edit",
+        table(&run, "file_sync")
+    ));
+    assert_eq!(
+        edits,
+        json!([
+            ["MEMORY.md", true, true, true],
+            ["memory/2026-02-16.md", true, true, true],
+            ["memory/2026-02-17.md", true, true, true]
+        ]),
+        "an edit to MEMORY.md, to a daily log, and a new daily log each reach Cortex"
+    );
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("## File sync") && report.contains("3 of 3 edits reached Cortex"), "{report}");
+}
+
+#[test]
+fn a_plugin_without_file_sync_is_reported_as_not_supporting_it() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let tarball = repacked_plugin(dir.path());
+    let run = offline_run(
+        "scripts/cortex_v2.rhai",
+        dir.path(),
+        &["--quick", "--phases", "file-sync", "--cortex-plugin", &tarball],
+    );
+    let edits = rows(&format!("SELECT DISTINCT supported, reached, status FROM '{}'", table(&run, "file_sync")));
+    assert_eq!(edits, json!([[false, false, "not supported by my-cortex"]]));
+    assert!(!run.join("gateways/file-sync").exists(), "no gateway started for it");
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("**not supported by my-cortex**"), "{report}");
 }
