@@ -22,7 +22,11 @@ fn the_quick_run_measures_every_scenario_in_the_real_runtime() {
     let dir = tempfile::tempdir().expect("temporary directory");
     // The phases of issue 17; quality, capture and file-sync have tests of their own below.
     let phases = "latency,tokens,resources,failures,continuity";
-    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--turns", "3", "--idle-s", "3", "--phases", phases]);
+    let run = offline_run(
+        "scripts/cortex_v2.rhai",
+        dir.path(),
+        &["--quick", "--turns", "3", "--idle-s", "3", "--phases", phases],
+    );
     let turns = table(&run, "turns");
 
     // Each latency state is its own gateway; only the states with recall on recall, and only
@@ -362,9 +366,8 @@ fn the_quality_phase_asks_every_prompt_in_three_states_and_scores_what_reached_t
     );
     // The answers are the built-in answerer's over the request: with memories that hold the key
     // fact, some answer states it.
-    let grounded = rows(&format!(
-        "SELECT count(*) FROM '{quality}' WHERE state <> 'off' AND fact_in_plugin AND score = 3"
-    ));
+    let grounded =
+        rows(&format!("SELECT count(*) FROM '{quality}' WHERE state <> 'off' AND fact_in_plugin AND score = 3"));
     assert!(grounded[0][0].as_i64().unwrap_or(0) > 0, "{grounded}");
     assert_eq!(
         rows(&format!("SELECT DISTINCT answer_backend, judge FROM '{quality}'")),
@@ -382,7 +385,12 @@ fn the_quality_phase_asks_every_prompt_in_three_states_and_scores_what_reached_t
     ));
     assert_eq!(deltas, json!([["fast vs off", 6, 1], ["full vs fast", 6, 1], ["full vs off", 6, 1]]));
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
-    for heading in ["## Answer quality", "### Scores by category (0–3)", "### Paired per-prompt differences", "### Key fact in the request"] {
+    for heading in [
+        "## Answer quality",
+        "### Scores by category (0–3)",
+        "### Paired per-prompt differences",
+        "### Key fact in the request",
+    ] {
         assert!(report.contains(heading), "{heading} in {report}");
     }
     crate::report_html::assert_every_chart_draws(
@@ -412,7 +420,18 @@ fn the_quality_phase_with_a_real_model_scores_its_replies_with_the_llm_judge() {
     let run = dir.path().join("run");
     let run_text = run.display().to_string();
     let (model_base, judge_base) = (format!("{}/v1", model.url()), judge.openai_base());
-    let args = ["run", "scripts/cortex_v2.rhai", "--out", &run_text, "--", "--quick", "--phases", "quality", "--model", "llm:gpt-remote"];
+    let args = [
+        "run",
+        "scripts/cortex_v2.rhai",
+        "--out",
+        &run_text,
+        "--",
+        "--quick",
+        "--phases",
+        "quality",
+        "--model",
+        "llm:gpt-remote",
+    ];
     host_in_with(
         &repo_root(),
         &args,
@@ -431,7 +450,12 @@ fn the_quality_phase_with_a_real_model_scores_its_replies_with_the_llm_judge() {
         .requests()
         .into_iter()
         .filter(|r| r.agent && r.body["messages"].as_array().is_some_and(|m| m.iter().any(|m| m["role"] == "tool")))
-        .filter_map(|r| r.body["messages"].as_array()?.iter().find_map(|m| m["tool_calls"][0]["function"]["arguments"].as_str().map(str::to_string)))
+        .filter_map(|r| {
+            r.body["messages"]
+                .as_array()?
+                .iter()
+                .find_map(|m| m["tool_calls"][0]["function"]["arguments"].as_str().map(str::to_string))
+        })
         .collect();
     assert!(!searched.is_empty() && searched.iter().all(|a| !a.contains("cortex_memories")), "{searched:?}");
     let quality = table(&run, "quality");
@@ -460,7 +484,11 @@ fn the_capture_phase_finds_each_stated_fact_in_cortex_and_recalls_it_later() {
         "SELECT turns, captures, capture_failures, queue_pending, dropped, plugin_reports FROM '{}'",
         table(&run, "capture_queue")
     ));
-    assert_eq!(queue, json!([[4, 4, 0, 0, 0, true]]), "the reference plugin's metrics: one capture a turn, none queued");
+    assert_eq!(
+        queue,
+        json!([[4, 4, 0, 0, 0, true]]),
+        "the reference plugin's metrics: one capture a turn, none queued"
+    );
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
     assert!(report.contains("## Capture") && report.contains("4 of 4 retrievable by a later recall"), "{report}");
 }

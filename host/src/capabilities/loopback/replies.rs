@@ -115,7 +115,11 @@ pub const USER_WORDS: &str = "{{user}}";
 /// Replaces [`USER_WORDS`] in the string values of `reply`'s tool inputs with the user's words
 /// of `body`'s last user message.
 fn fill_user_words(reply: &mut Reply, body: &Value) {
-    if !reply.tools.iter().any(|tool| tool.input.values().any(|value| value.as_str().is_some_and(|s| s.contains(USER_WORDS)))) {
+    if !reply
+        .tools
+        .iter()
+        .any(|tool| tool.input.values().any(|value| value.as_str().is_some_and(|s| s.contains(USER_WORDS))))
+    {
         return;
     }
     let words = user_words(body);
@@ -131,7 +135,9 @@ fn fill_user_words(reply: &mut Reply, body: &Value) {
 /// The last user message's text (a string, or its text parts joined) without the tagged blocks
 /// a client or plugin wrapped around the user's words (`<tag>…</tag>` from a line's start), trimmed.
 pub fn user_words(body: &Value) -> String {
-    let Some(message) = body["messages"].as_array().and_then(|messages| messages.iter().rev().find(|m| m["role"] == "user")) else {
+    let Some(message) =
+        body["messages"].as_array().and_then(|messages| messages.iter().rev().find(|m| m["role"] == "user"))
+    else {
         return String::new();
     };
     let text = match &message["content"] {
