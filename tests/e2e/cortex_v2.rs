@@ -20,7 +20,13 @@ fn rows(sql: &str) -> Value {
 #[test]
 fn the_quick_run_measures_every_scenario_in_the_real_runtime() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--turns", "3", "--idle-s", "3"]);
+    // The phases of issue 17; quality, capture and file-sync have tests of their own below.
+    let phases = "latency,tokens,resources,failures,continuity";
+    let run = offline_run(
+        "scripts/cortex_v2.rhai",
+        dir.path(),
+        &["--quick", "--turns", "3", "--idle-s", "3", "--phases", phases],
+    );
     let turns = table(&run, "turns");
 
     // Each latency state is its own gateway; only the states with recall on recall, and only
@@ -226,7 +232,7 @@ fn with_a_real_model_the_gateway_calls_it_with_the_users_key_and_a_judge_reads_t
 }
 
 /// The reference plugin repacked as another package, as `npm pack` makes it, without a
-/// `recallMode` setting.
+/// `recallMode` setting and without file sync (`syncDir`).
 fn repacked_plugin(dir: &Path) -> String {
     let package = dir.join("package");
     let source = repo_root().join("fixtures/openclaw/cortex-plugin");
@@ -240,6 +246,7 @@ fn repacked_plugin(dir: &Path) -> String {
     manifest["id"] = json!("my-cortex");
     if let Some(properties) = manifest["configSchema"]["properties"].as_object_mut() {
         properties.remove("recallMode");
+        properties.remove("syncDir");
     }
     std::fs::write(package.join("openclaw.plugin.json"), manifest.to_string()).expect("write the manifest");
     let pkg =
@@ -334,4 +341,191 @@ fn without_the_registry_or_a_cached_runtime_the_run_says_so_and_starts_nothing()
         run.stderr
     );
     assert!(!out.join("gateways").exists(), "no gateway started");
+}
+
+#[test]
+fn the_quality_phase_asks_every_prompt_in_three_states_and_scores_what_reached_the_model() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--phases", "quality"]);
+    let quality = table(&run, "quality");
+
+    // Two prompts per V1.1 category, each in every state, each answered and judged; OpenClaw's
+    // own memory_search answered every turn (after the warm-up), and only the plugin's states
+    // put memories in the request.
+    let states = rows(&format!(
+        "SELECT state, count(*), bool_and(ok), min(searches), max(search_unavailable), min(block_memories), \
+         bool_or(fact_in_plugin), bool_and(score BETWEEN 0 AND 3) FROM '{quality}' GROUP BY state ORDER BY state"
+    ));
+    assert_eq!(
+        states,
+        json!([
+            ["fast", 10, true, 1, 0, 5, true, true],
+            ["full", 10, true, 1, 0, 5, true, true],
+            ["off", 10, true, 1, 0, 0, false, true]
+        ])
+    );
+    // The answers are the built-in answerer's over the request: with memories that hold the key
+    // fact, some answer states it.
+    let grounded =
+        rows(&format!("SELECT count(*) FROM '{quality}' WHERE state <> 'off' AND fact_in_plugin AND score = 3"));
+    assert!(grounded[0][0].as_i64().unwrap_or(0) > 0, "{grounded}");
+    assert_eq!(
+        rows(&format!("SELECT DISTINCT answer_backend, judge FROM '{quality}'")),
+        json!([["builtin (from the request)", "builtin"]])
+    );
+    // OpenClaw searched its own files: the workspace holds the openclaw profile's layout.
+    assert!(run.join("gateways/quality-home/workspace/MEMORY.md").exists());
+    assert!(run.join("gateways/quality-home/workspace/memory/2026-01-05.md").exists());
+
+    // The paired differences, with intervals and sign tests, overall and per category.
+    let summary = table(&run, "quality_summary");
+    let deltas = rows(&format!(
+        "SELECT condition, count(*) FILTER (WHERE metric = 'delta_mean'), count(*) FILTER (WHERE metric = 'sign_test_p') \
+         FROM '{summary}' WHERE condition LIKE '% vs %' GROUP BY condition ORDER BY condition"
+    ));
+    assert_eq!(deltas, json!([["fast vs off", 6, 1], ["full vs fast", 6, 1], ["full vs off", 6, 1]]));
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    for heading in [
+        "## Answer quality",
+        "### Scores by category (0–3)",
+        "### Paired per-prompt differences",
+        "### Key fact in the request",
+    ] {
+        assert!(report.contains(heading), "{heading} in {report}");
+    }
+    crate::report_html::assert_every_chart_draws(
+        &run.join("report.html"),
+        &["Mean score by category", "Paired differences by category", "Score distribution", "Key fact in the request"],
+    );
+}
+
+#[test]
+fn the_quality_phase_with_a_real_model_scores_its_replies_with_the_llm_judge() {
+    // The remote model searches memory with the question, then answers.
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime for the model server");
+    let loopback = LocalLoopback::new();
+    let script: OpenAiScript = serde_json::from_value(json!({
+        "models": ["gpt-remote"],
+        "replies": [
+            {"tools": [{"name": "memory_search", "input": {"query": "{{user}}"}}]},
+            {"text": "From memory: the project settled this in week 2."}
+        ]
+    }))
+    .expect("a model script");
+    let model = runtime.block_on(loopback.openai(script)).expect("the model server");
+    let judge = FakeLlm::start();
+    judge.always(Fault::Reply(r#"{"score": 2, "rationale": "generic"}"#.to_string()));
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = dir.path().join("run");
+    let run_text = run.display().to_string();
+    let (model_base, judge_base) = (format!("{}/v1", model.url()), judge.openai_base());
+    let args = [
+        "run",
+        "scripts/cortex_v2.rhai",
+        "--out",
+        &run_text,
+        "--",
+        "--quick",
+        "--phases",
+        "quality",
+        "--model",
+        "llm:gpt-remote",
+    ];
+    host_in_with(
+        &repo_root(),
+        &args,
+        &[
+            ("LLM_API_KEY", Some("sk-planted-agent-key-0044")),
+            ("LLM_BASE_URL", Some(&model_base)),
+            ("JUDGE_API_KEY", Some("sk-planted-judge-key-0045")),
+            ("JUDGE_BASE_URL", Some(&judge_base)),
+            ("JUDGE_MODEL", None),
+        ],
+    )
+    .expect_code(0);
+
+    // The model was asked the question without the plugin's block, as a search query.
+    let searched: Vec<String> = model
+        .requests()
+        .into_iter()
+        .filter(|r| r.agent && r.body["messages"].as_array().is_some_and(|m| m.iter().any(|m| m["role"] == "tool")))
+        .filter_map(|r| {
+            r.body["messages"]
+                .as_array()?
+                .iter()
+                .find_map(|m| m["tool_calls"][0]["function"]["arguments"].as_str().map(str::to_string))
+        })
+        .collect();
+    assert!(!searched.is_empty() && searched.iter().all(|a| !a.contains("cortex_memories")), "{searched:?}");
+    let quality = table(&run, "quality");
+    let scored = rows(&format!(
+        "SELECT count(*), bool_and(answer = 'From memory: the project settled this in week 2.'), bool_and(score = 2), \
+         bool_and(judge = 'llm:gpt-4.1-mini'), bool_or(fact_in_memory_search), bool_or(fact_in_plugin) FROM '{quality}'"
+    ));
+    assert_eq!(scored, json!([[30, true, true, true, true, true]]), "the transcript shows what reached the model");
+    assert_eq!(judge.seen().len(), 30, "one judge call per answer");
+    for key in ["sk-planted-agent-key-0044", "sk-planted-judge-key-0045"] {
+        assert_eq!(files_containing(&run, key), Vec::<String>::new(), "no file holds {key}");
+    }
+}
+
+#[test]
+fn the_capture_phase_finds_each_stated_fact_in_cortex_and_recalls_it_later() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--phases", "capture"]);
+    let capture = rows(&format!(
+        "SELECT count(*), bool_and(capture_ok = capture_requests AND capture_requests >= 1), bool_and(held_after_turn), \
+         bool_and(held_at_end), bool_and(recalled) FROM '{}'",
+        table(&run, "capture")
+    ));
+    assert_eq!(capture, json!([[4, true, true, true, true]]), "--quick states 4 facts; each is captured and recalled");
+    let queue = rows(&format!(
+        "SELECT turns, captures, capture_failures, queue_pending, dropped, plugin_reports FROM '{}'",
+        table(&run, "capture_queue")
+    ));
+    assert_eq!(
+        queue,
+        json!([[4, 4, 0, 0, 0, true]]),
+        "the reference plugin's metrics: one capture a turn, none queued"
+    );
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("## Capture") && report.contains("4 of 4 retrievable by a later recall"), "{report}");
+}
+
+#[test]
+fn the_file_sync_phase_times_each_edit_to_the_memory_files_until_cortex_holds_it() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--phases", "file-sync"]);
+    let edits = rows(&format!(
+        "SELECT file, supported, reached, reached_ms > 0 FROM '{}' ORDER BY edit",
+        table(&run, "file_sync")
+    ));
+    assert_eq!(
+        edits,
+        json!([
+            ["MEMORY.md", true, true, true],
+            ["memory/2026-02-16.md", true, true, true],
+            ["memory/2026-02-17.md", true, true, true]
+        ]),
+        "an edit to MEMORY.md, to a daily log, and a new daily log each reach Cortex"
+    );
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("## File sync") && report.contains("3 of 3 edits reached Cortex"), "{report}");
+}
+
+#[test]
+fn a_plugin_without_file_sync_is_reported_as_not_supporting_it() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let tarball = repacked_plugin(dir.path());
+    let run = offline_run(
+        "scripts/cortex_v2.rhai",
+        dir.path(),
+        &["--quick", "--phases", "file-sync", "--cortex-plugin", &tarball],
+    );
+    let edits = rows(&format!("SELECT DISTINCT supported, reached, status FROM '{}'", table(&run, "file_sync")));
+    assert_eq!(edits, json!([[false, false, "not supported by my-cortex"]]));
+    assert!(!run.join("gateways/file-sync").exists(), "no gateway started for it");
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("**not supported by my-cortex**"), "{report}");
 }

@@ -77,7 +77,9 @@ impl Agent {
     pub fn reply(&self, request: &Incoming, body: &Value) -> (Reply, Option<usize>) {
         if request.agent() {
             let turn = assistant_turns(body);
-            (reply_for(&self.replies, turn).into_owned(), Some(turn))
+            let mut reply = reply_for(&self.replies, turn).into_owned();
+            fill_user_words(&mut reply, body);
+            (reply, Some(turn))
         } else {
             (Reply { text: Some(self.side_reply.clone()), tools: Vec::new() }, None)
         }
@@ -105,9 +107,103 @@ pub fn reply_for(replies: &[Reply], turn: usize) -> Cow<'_, Reply> {
     }
 }
 
+/// What a tool call's input may ask for in a string value: the user's own words of the
+/// conversation's last user message, so that one script serves every question (a model that
+/// searches memory with the question it was asked).
+pub const USER_WORDS: &str = "{{user}}";
+
+/// Replaces [`USER_WORDS`] in the string values of `reply`'s tool inputs with the user's words
+/// of `body`'s last user message.
+fn fill_user_words(reply: &mut Reply, body: &Value) {
+    if !reply
+        .tools
+        .iter()
+        .any(|tool| tool.input.values().any(|value| value.as_str().is_some_and(|s| s.contains(USER_WORDS))))
+    {
+        return;
+    }
+    let words = user_words(body);
+    for tool in &mut reply.tools {
+        for value in tool.input.values_mut() {
+            if let Some(text) = value.as_str().filter(|text| text.contains(USER_WORDS)) {
+                *value = Value::String(text.replace(USER_WORDS, &words));
+            }
+        }
+    }
+}
+
+/// The last user message's text (a string, or its text parts joined) without the tagged blocks
+/// a client or plugin wrapped around the user's words (`<tag>…</tag>` from a line's start), trimmed.
+pub fn user_words(body: &Value) -> String {
+    let Some(message) =
+        body["messages"].as_array().and_then(|messages| messages.iter().rev().find(|m| m["role"] == "user"))
+    else {
+        return String::new();
+    };
+    let text = match &message["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    };
+    let mut out = String::new();
+    let mut closing: Option<String> = None;
+    for line in text.lines() {
+        if let Some(tag) = &closing {
+            if line.trim_end().ends_with(tag.as_str()) {
+                closing = None;
+            }
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if let Some(name) = trimmed.strip_prefix('<').and_then(|rest| rest.split('>').next())
+            && !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            let tag = format!("</{name}>");
+            if !trimmed.trim_end().ends_with(tag.as_str()) {
+                closing = Some(tag);
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim().to_string()
+}
+
 /// How many assistant turns a chat conversation holds (Anthropic's and OpenAI's `messages`).
 pub fn assistant_turns(body: &Value) -> usize {
     body["messages"]
         .as_array()
         .map_or(0, |messages| messages.iter().filter(|message| message["role"] == "assistant").count())
+}
+
+#[cfg(test)]
+mod user_words_tests {
+    use serde_json::json;
+
+    use super::{Reply, ToolCall, fill_user_words, user_words};
+
+    #[test]
+    fn the_users_words_leave_out_a_block_a_plugin_prepended() {
+        let body = json!({"messages": [
+            {"role": "user", "content": "an earlier question"},
+            {"role": "assistant", "content": "an answer"},
+            {"role": "user", "content": [{"type": "text", "text": "<cortex_memories>\n- a memory\n</cortex_memories>\n\nWhat is the TTL?"}]},
+        ]});
+        assert_eq!(user_words(&body), "What is the TTL?");
+        assert_eq!(user_words(&json!({"messages": [{"role": "user", "content": "<b>one line</b>\nplain"}]})), "plain");
+        assert_eq!(user_words(&json!({"messages": []})), "");
+    }
+
+    #[test]
+    fn a_tool_input_asking_for_the_users_words_gets_them() {
+        let mut input = serde_json::Map::new();
+        input.insert("query".into(), json!("{{user}}"));
+        input.insert("maxResults".into(), json!(6));
+        let mut reply = Reply { text: None, tools: vec![ToolCall { name: "memory_search".into(), input }] };
+        fill_user_words(&mut reply, &json!({"messages": [{"role": "user", "content": "Which port?"}]}));
+        assert_eq!(reply.tools[0].input["query"], "Which port?");
+        assert_eq!(reply.tools[0].input["maxResults"], 6);
+    }
 }

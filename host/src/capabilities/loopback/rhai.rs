@@ -44,7 +44,10 @@ agent, and returns it once it listens; set a client's `ANTHROPIC_BASE_URL` to it
 `replies` (required): the agent's turns in order, each `#{ text }` (ends the turn), `#{ tools:
 [#{ name, input }] }` (one `tool_use` block each) or both. A request offering tools that holds
 i assistant messages gets reply i, so the same conversation sent again gets the same reply;
-past the end it gets the last reply if that calls no tools, else the text `Done.`.
+past the end it gets the last reply if that calls no tools, else the text `Done.`. A tool
+input's string `{{user}}` becomes the user's words of the request's last user message (its text
+without `<tag>…</tag>` blocks a client or plugin put around them), so one script serves every
+question.
 `side_reply` (`\"[]\"`): the text answering requests without tools (a hook's reranker).
 `faults` (`[]`): `#{ request: n, kind }` for the nth request to `/v1/messages`, from 1: kind
 `stall` (never answered until the client leaves or the server stops), `status` with `status`
