@@ -123,16 +123,17 @@ pub(super) fn answer_event(
     fields.insert("file".into(), event["tool_input"]["file_path"].clone());
     fields.insert("session".into(), event["session_id"].clone());
     let (answered_by, embedder) = match answerer {
-        Answerer::Process(embedder) => {
-            // The process ends with this event: its model (90 MB and ONNX Runtime's session) is
-            // left to the exit rather than freed piece by piece, which took 15 to 30 ms.
-            std::mem::forget(embedder.clone());
-            ("process", embedder)
-        }
+        Answerer::Process(embedder) => ("process", embedder),
         Answerer::Server(embedder) => ("server", embedder),
     };
     fields.insert("answered_by".into(), json!(answered_by));
-    let answer = answer_within(script, args, verbose, event, dir, timeout(args), embedder);
+    let answer = answer_within(script, args, verbose, event, dir, timeout(args), embedder.clone());
+    if answered_by == "process" {
+        // The process must not end while the model is still loading on the preload's thread
+        // (ONNX Runtime's teardown at exit crashes mid-load): an answer that needed no model (its
+        // query's vector cached) waits for the load here.
+        let _ = embedder.model();
+    }
     fields.insert("latency_ms".into(), json!(started.elapsed().as_secs_f64() * 1000.0));
     let mut output = None;
     match answer {
