@@ -10,6 +10,7 @@ Examples:
   host run scripts/cortex_v11.rhai --run-id baseline -- --trials 3 --profile ubundi
   host run scripts/examples/hello.rhai --scenario scenarios/hello.toml --out /tmp/hello-run
   host check scripts/cortex_v11.rhai
+  host runs runs/
   host hook install --memories runs/docs_to_memories/<id>
   host api > SCRIPT_API.md
 

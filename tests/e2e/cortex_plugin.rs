@@ -16,7 +16,7 @@ fn the_reference_cortex_plugin_keeps_its_cooldown_its_queue_cap_and_its_block_ru
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     let passed: Vec<&str> = stdout.lines().filter(|line| line.starts_with("ok ")).collect();
-    assert_eq!(passed.len(), 7, "{stdout}");
+    assert_eq!(passed.len(), 8, "{stdout}");
     assert!(passed.iter().any(|line| line.contains("queue of at most 100")), "{stdout}");
     assert!(passed.iter().any(|line| line.contains("three refused recalls")), "{stdout}");
 }
