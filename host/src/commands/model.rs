@@ -1,5 +1,5 @@
 //! `host model`: where the local embedding model is and what runs it, fetching what is missing
-//! (the weights, and ONNX Runtime's library unless `--embed-backend candle`), and preparing
+//! (the weights, and ONNX Runtime's library unless `--embed-backend candle` in a build with it), and preparing
 //! ONNX Runtime's graph for later processes.
 
 use std::sync::Arc;

@@ -1,11 +1,12 @@
-//! The transformer on candle (pure Rust): the fallback backend, used where ONNX Runtime's
-//! library cannot be had, and the reference the other backend is checked against.
+//! The transformer on candle (pure Rust), in builds with the `candle` feature: the fallback
+//! backend where ONNX Runtime's library cannot be loaded, and a second implementation the
+//! ONNX Runtime graph can be checked against.
 
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::BertModel;
+use candle_transformers::models::bert::{BertModel, Config};
 
 use super::EmbedError;
 use super::local::{Padded, Transformer, Weights, load_error};
@@ -35,7 +36,11 @@ impl CandleTransformer {
                 VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device).map_err(|e| load_error(path, e))?
             }
         };
-        let model = BertModel::load(builder, &weights.config).map_err(|e| load_error(path, e))?;
+        // candle reads the whole config.json beside the weights with its own type.
+        let config_path = path.with_file_name("config.json");
+        let config_text = std::fs::read_to_string(&config_path).map_err(|e| load_error(&config_path, e))?;
+        let config: Config = serde_json::from_str(&config_text).map_err(|e| load_error(&config_path, e))?;
+        let model = BertModel::load(builder, &config).map_err(|e| load_error(path, e))?;
         Ok(CandleTransformer { model, device })
     }
 }

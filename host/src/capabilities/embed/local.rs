@@ -8,11 +8,11 @@
 
 use std::path::Path;
 
-use candle_transformers::models::bert::Config;
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use super::EmbedError;
 use super::backend::{Backend, BackendRecord};
+use super::config::BertConfig;
 use super::model::Located;
 use super::weights::{self, Array};
 
@@ -86,7 +86,7 @@ impl LocalModel {
     ) -> Result<Self, EmbedError> {
         let folder = &located.path;
         let config_text = std::fs::read_to_string(folder.join("config.json")).map_err(|e| load_error(folder, e))?;
-        let config: Config = serde_json::from_str(&config_text).map_err(|e| load_error(folder, e))?;
+        let config: BertConfig = serde_json::from_str(&config_text).map_err(|e| load_error(folder, e))?;
         let weights = folder.join("model.safetensors");
         // Remembered by size and modification time, so this reads the weights only once.
         let weights_sha256 =
@@ -155,8 +155,9 @@ fn batches<'a>(order: &'a [usize], ids: &[Vec<u32>], batch: usize) -> Vec<&'a [u
 
 /// What a backend builds its transformer from.
 pub struct Weights<'a> {
-    pub config: Config,
-    /// `None` when the file holds dtypes [`weights::read`] leaves to candle's own loader.
+    pub config: BertConfig,
+    /// `None` when the file holds dtypes [`weights::read`] does not read (candle's own loader
+    /// reads them; the ONNX Runtime graph refuses them).
     pub arrays: Option<std::collections::HashMap<String, Array>>,
     pub path: &'a Path,
 }

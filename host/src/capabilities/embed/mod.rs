@@ -1,12 +1,14 @@
 //! The `embed` capability: text to vectors, locally (all-MiniLM-L6-v2 on the CPU, with ONNX
-//! Runtime or candle) or through an OpenAI-compatible `/embeddings` endpoint.
+//! Runtime, or candle in builds with the `candle` feature) or through an OpenAI-compatible `/embeddings` endpoint.
 //!
 //! One async trait, [`Embedder`]; the on-disk cache ([`CachedEmbedder`]) wraps any backend, so
 //! a rerun never recomputes a vector. [`EmbedRouter`] picks the backend a request names.
 
 pub mod backend;
 mod cache;
+#[cfg(feature = "candle")]
 mod candle;
+pub mod config;
 pub mod local;
 pub mod model;
 mod onnx;

@@ -17,12 +17,12 @@
 
 use std::collections::HashMap;
 
-use candle_transformers::models::bert::{Config, HiddenAct, PositionEmbeddingType};
 use ort::editor::{Graph, Model, Node, ONNX_DOMAIN, Opset};
 use ort::memory::Allocator;
 use ort::operator::Attribute;
 use ort::value::{Outlet, Shape, SymbolicDimensions, Tensor, TensorElementType, ValueType};
 
+use super::super::config::BertConfig;
 use super::super::weights::{Array, transpose_into};
 use super::text;
 
@@ -32,11 +32,11 @@ pub const MASK: &str = "attention_mask";
 pub const OUTPUT: &str = "hidden";
 
 /// The encoder of `config` with the weights in `arrays`, ready to become a session.
-pub fn encoder(config: &Config, arrays: &HashMap<String, Array>) -> Result<Model, String> {
-    if !matches!(config.hidden_act, HiddenAct::Gelu) {
+pub fn encoder(config: &BertConfig, arrays: &HashMap<String, Array>) -> Result<Model, String> {
+    if config.hidden_act != "gelu" {
         return Err(format!("the graph supports `hidden_act: \"gelu\"` only, not {:?}", config.hidden_act));
     }
-    if !matches!(config.position_embedding_type, PositionEmbeddingType::Absolute) {
+    if config.position_embedding_type != "absolute" {
         return Err("the graph supports absolute position embeddings only".into());
     }
     if config.num_attention_heads == 0 || !config.hidden_size.is_multiple_of(config.num_attention_heads) {
@@ -136,7 +136,7 @@ impl<'a> Builder<'a> {
         self.initializer(&format!("{name}.t"), &[input, out], |stored| transpose_into(values, out, input, stored))
     }
 
-    fn embeddings(&mut self, config: &Config) -> Result<String, String> {
+    fn embeddings(&mut self, config: &BertConfig) -> Result<String, String> {
         let hidden = config.hidden_size;
         let positions = config.max_position_embeddings;
         let words = self.copied("embeddings.word_embeddings.weight", &[config.vocab_size, hidden])?;
@@ -160,7 +160,7 @@ impl<'a> Builder<'a> {
         Ok("embedded".into())
     }
 
-    fn layer(&mut self, config: &Config, layer: usize, input: &str) -> Result<String, String> {
+    fn layer(&mut self, config: &BertConfig, layer: usize, input: &str) -> Result<String, String> {
         let (hidden, inner) = (config.hidden_size, config.intermediate_size);
         let prefix = format!("encoder.layer.{layer}");
         let epsilon = || Attribute::new("epsilon", config.layer_norm_eps as f32).map_err(text);
