@@ -11,6 +11,6 @@ pub mod commands;
 pub mod console;
 pub mod hash_cache;
 pub mod project;
-pub mod run;
+pub mod run_record;
 pub mod script;
 pub mod wasm;

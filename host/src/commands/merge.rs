@@ -20,7 +20,7 @@ use crate::capabilities::fs::sha256_hex;
 use crate::capabilities::results::table_files;
 use crate::capabilities::run::{Shard, UnitsRecord};
 use crate::cli::{Cli, Command, MergeArgs, ReportOutput};
-use crate::run::{MergedFrom, MergedRun, ProcessRecord, ReportPhase, observed_status};
+use crate::run_record::{MergedFrom, MergedRun, ProcessRecord, ReportPhase, observed_status};
 
 /// What a merge reads of a shard's manifest.
 #[derive(Debug, Deserialize)]

@@ -21,7 +21,7 @@ use crate::capabilities::run::{HELP_SHOWN, RunInfo, Sharding, UnitsRecord, parse
 use crate::cli::RunArgs;
 use crate::console::{Console, Style};
 use crate::project::Project;
-use crate::run::{
+use crate::run_record::{
     self, AllowedRecord, FileRecord, GitState, Manifest, MergedFrom, ProcessesRecord, ReportPhase, Status, TableRecord,
 };
 use crate::script::{self, Diagnostic, Limits, ProjectResolver, Sources};
@@ -75,8 +75,8 @@ fn execute(
     let project = Project::of_script(&script_path)?;
     let shown = project.display(&script_path);
     let experiment = script_path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
-    let run_id = args.run_id.clone().unwrap_or_else(run::new_run_id);
-    run::validate_run_id(&run_id)?;
+    let run_id = args.run_id.clone().unwrap_or_else(run_record::new_run_id);
+    run_record::validate_run_id(&run_id)?;
 
     // Asking git (two processes, about 15 ms) overlaps with compiling; only the manifest waits.
     let git = {
@@ -168,7 +168,7 @@ fn execute(
         return show_flags(&project, &sources, &shown, &ast, limits, info(staging.path(), None), verbose);
     }
 
-    let dir = run::create_dir(args.out.as_deref(), &runs, &experiment, &run_id)?;
+    let dir = run_record::create_dir(args.out.as_deref(), &runs, &experiment, &run_id)?;
     let dir = fs_err::canonicalize(&dir)?;
     crate::capabilities::fs::Files::allow_root(files.as_ref(), &dir);
     console.attach_log_file(&dir.join("run.log")).context("cannot create run.log")?;
@@ -354,7 +354,7 @@ fn finish(
 
     manifest.status = status;
     manifest.inputs = context.files.inputs();
-    manifest.finished_at = Some(run::manifest_now());
+    manifest.finished_at = Some(run_record::manifest_now());
     manifest.duration_seconds = Some((context.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
     manifest.tables = outputs
         .tables
@@ -460,7 +460,7 @@ impl Ending {
         }
         self.groups.end_all(std::time::Duration::from_millis(500));
         self.results.flush(true);
-        let _ = run::mark_ended(&self.dir, Status::Interrupted, why);
+        let _ = run_record::mark_ended(&self.dir, Status::Interrupted, why);
         eprintln!("interrupted: {why}; the tables' rows are in their parts under `{}`", self.dir.display());
         std::process::exit(130);
     }

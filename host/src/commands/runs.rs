@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::Outcome;
 use crate::cli::RunsArgs;
-use crate::run::{ProcessRecord, observed_status};
+use crate::run_record::{ProcessRecord, observed_status};
 
 /// What the listing reads of a manifest.
 #[derive(Debug, Deserialize)]

@@ -32,7 +32,7 @@ pub struct RunInfo {
     /// The scenario TOML as a JSON object, if one was given or found.
     pub scenario: Option<Value>,
     /// The project's git commit and whether the tree had changes, as the manifest records them.
-    pub git: Option<crate::run::GitState>,
+    pub git: Option<crate::run_record::GitState>,
     /// Which units of work `run::shard` gives: all, a shard's block, or all for a report.
     pub sharding: Sharding,
     /// The calls of `run::shard` so far.

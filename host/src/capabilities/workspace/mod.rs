@@ -277,7 +277,7 @@ impl Workspaces {
         let run_id: String =
             self.settings.run_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
         for _ in 0..NAME_ATTEMPTS {
-            let name = format!("{label}-{}", crate::run::unique_part());
+            let name = format!("{label}-{}", crate::run_record::unique_part());
             let leaf = match under {
                 Under::Temp => format!("host-{run_id}-{name}"),
                 Under::Run => name.clone(),
