@@ -5,8 +5,8 @@
 //! of Rhai or wasmtime; `rhai.rs` is a thin adapter that fills the static Rhai module `<name>::`;
 //! `wasm.rs`, where guests may use the capability, answers the guest import module
 //! `host:<name>` ([`GuestImports`]). Policy (sandboxing, hashing, limits) lives behind the trait,
-//! so both adapters inherit it. Adding a capability means: a folder, a field here, one line in
-//! [`Capabilities::rhai_modules`], and one in [`GuestImports::call`] for guests.
+//! so both adapters inherit it. The folder's `mod.rs` declares what the host needs from it (a
+//! [`registry::Capability`]), and [`registry::ALL`] lists them all.
 
 pub mod embed;
 pub mod fs;
@@ -20,6 +20,7 @@ pub mod loopback;
 pub mod packages;
 pub mod proc;
 pub mod progress;
+pub mod registry;
 pub mod results;
 pub mod run;
 pub mod search;
@@ -75,40 +76,25 @@ impl std::fmt::Debug for Capabilities {
 impl Capabilities {
     /// Each capability's Rhai namespace, in the order the API reference lists them.
     pub fn rhai_modules(&self) -> Vec<(&'static str, ::rhai::Module)> {
-        vec![
-            ("run", run::rhai::module(self.run.clone())),
-            ("fs", fs::rhai::module(self.files.clone())),
-            ("json", json::rhai::module()),
-            ("results", results::rhai::module(self.results.clone(), self.files.clone())),
-            ("html", html::rhai::module(self.reports.clone(), self.results.clone(), self.log.clone())),
-            ("log", log::rhai::module(self.log.clone())),
-            ("progress", progress::rhai::module(self.progress.clone())),
-            ("llm", llm::rhai::module(self.llm.clone(), self.progress.clone(), self.runtime.clone())),
-            ("http", http::rhai::module(self.http.clone(), self.runtime.clone())),
-            ("time", time::rhai::module(self.interrupt.clone())),
-            ("proc", proc::rhai::module(self.proc.clone(), self.progress.clone(), self.runtime.clone())),
-            ("workspace", workspace::rhai::module(self.workspaces.clone())),
-            ("packages", packages::rhai::module(self.packages.clone())),
-            ("loopback", loopback::rhai::module(self.loopback.clone(), self.runtime.clone())),
-            ("embed", embed::rhai::module(self.embed.clone(), self.runtime.clone())),
-            ("search", search::rhai::module(self.search.clone(), self.files.clone(), self.results.clone())),
-            ("stats", stats::rhai::module()),
-            ("text", text::rhai::module()),
-            ("guest", guest::rhai::module(self.guests.clone())),
-        ]
+        registry::ALL.iter().map(|capability| (capability.name, (capability.rhai)(self))).collect()
     }
 
-    /// Registers every namespace with `engine`.
+    /// Registers every namespace, and the types its functions return, with `engine`.
     pub fn register_rhai(&self, engine: &mut ::rhai::Engine) {
         for (name, module) in self.rhai_modules() {
             engine.register_static_module(name, module.into());
         }
-        progress::rhai::register_types(engine);
-        search::rhai::register_types(engine);
-        guest::rhai::register_types(engine);
-        proc::rhai::register_types(engine);
-        workspace::rhai::register_types(engine);
-        loopback::rhai::register_types(engine);
+        for capability in &registry::ALL {
+            (capability.types)(engine);
+        }
+    }
+
+    /// The end of a run, however the script ended: each capability stops what it started and
+    /// adds its record to `manifest`.
+    pub fn finish(&self, manifest: &mut crate::run_record::Manifest) {
+        for capability in &registry::ALL {
+            (capability.finish)(self, manifest);
+        }
     }
 }
 
@@ -194,11 +180,9 @@ impl std::fmt::Debug for GuestImports {
 impl GuestImports {
     /// Runs `op` of `capability` for `guest` on JSON `input`.
     pub async fn call(&self, capability: &str, guest: &str, op: &str, input: &[u8]) -> abi::Reply<serde_json::Value> {
-        let result = match capability {
-            "log" => log::wasm::call(self.log.as_ref(), guest, op, input),
-            "embed" => embed::wasm::call(&self.embed, op, input).await,
-            "llm" => llm::wasm::call(self.llm.as_ref(), guest, op, input).await,
-            other => Err(abi::Failure::new(abi::FailureKind::Unsupported, format!("no capability `{other}`"))),
+        let result = match registry::find(capability).and_then(|found| found.guest) {
+            Some(answer) => answer(self, guest, op, input).await,
+            None => Err(abi::Failure::new(abi::FailureKind::Unsupported, format!("no capability `{capability}`"))),
         };
         result.into()
     }

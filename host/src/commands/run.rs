@@ -14,16 +14,14 @@ use anyhow::Context;
 use rhai::EvalAltResult;
 
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles, parse_toml, sha256_hex};
-use crate::capabilities::proc::{Groups, Processes};
+use crate::capabilities::proc::Groups;
 use crate::capabilities::results::{FileContent, Results};
 use crate::capabilities::results::{Flusher, RunResults};
 use crate::capabilities::run::{HELP_SHOWN, RunInfo, Sharding, UnitsRecord, parse_script_args};
 use crate::cli::RunArgs;
 use crate::console::{Console, Style};
 use crate::project::Project;
-use crate::run_record::{
-    self, AllowedRecord, FileRecord, GitState, Manifest, MergedFrom, ProcessesRecord, ReportPhase, Status, TableRecord,
-};
+use crate::run_record::{self, FileRecord, GitState, Manifest, MergedFrom, ReportPhase, Status, TableRecord};
 use crate::script::{self, Diagnostic, Limits, ProjectResolver, Sources};
 
 use super::{Ingredients, Outcome, capabilities, read_script};
@@ -215,22 +213,7 @@ fn execute(
     let resolver = ProjectResolver::new(project.clone(), files.clone(), sources.clone());
     let engine = script::engine(&capabilities, resolver, limits, interrupt.clone());
     let outcome = evaluate(&engine, &capabilities, &ast);
-    manifest.models = capabilities.embed.models_used();
-    manifest.guests = capabilities.guests.records();
-    // However the script ended, nothing it started outlives the run.
-    let proc = &capabilities.proc;
-    runtime.block_on(proc.processes.shutdown());
-    manifest.processes = ProcessesRecord {
-        allowed: proc
-            .policy
-            .allowed()
-            .into_iter()
-            .map(|(program, declared_in)| AllowedRecord { program, declared_in })
-            .collect(),
-        programs: runtime.block_on(proc.processes.programs()),
-    };
-    manifest.workspaces = capabilities.workspaces.finish();
-    manifest.units = capabilities.run.units.records();
+    capabilities.finish(&mut manifest);
     for kept in manifest.workspaces.iter().filter(|workspace| workspace.kept) {
         console.line(&format!("workspace kept: {}", kept.path));
     }

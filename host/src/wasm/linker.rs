@@ -8,7 +8,7 @@ use wasmtime::{Caller, Engine, Linker, Module};
 
 use super::GuestError;
 use super::abi;
-use super::manifest::{CAPABILITIES, Grants};
+use super::manifest::{Grants, grantable};
 use super::sandbox::GuestState;
 
 const WASI_MODULE: &str = "wasi_snapshot_preview1";
@@ -27,7 +27,7 @@ pub fn check_imports(name: &str, module: &Module, grants: &Grants) -> Result<(),
         }
         let capability = module_name.strip_prefix(::abi::IMPORT_MODULE_PREFIX);
         match capability {
-            Some(capability) if CAPABILITIES.contains(&capability) && field == ::abi::CALL_IMPORT => {
+            Some(capability) if grantable(capability) && field == ::abi::CALL_IMPORT => {
                 if !grants.capabilities.contains(capability) {
                     return Err(GuestError::NotGranted {
                         name: name.into(),

@@ -8,9 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The capabilities a guest can be granted, each the import module `host:<name>`. Never `proc`
-/// or `workspace`: a guest does not start programs.
-pub const CAPABILITIES: &[&str] = &["log", "embed", "llm"];
+/// Whether a guest can be granted the capability `name` (the import module `host:<name>`): the
+/// capabilities that declare a guest call in the registry. Never `proc` or `workspace`: a guest
+/// does not start programs.
+pub fn grantable(name: &str) -> bool {
+    crate::capabilities::registry::grantable().any(|grantable| grantable == name)
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,7 +45,7 @@ fn yes() -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Grants {
-    /// Host capabilities, from [`CAPABILITIES`].
+    /// Host capabilities, each [`grantable`].
     #[serde(default)]
     pub capabilities: BTreeSet<String>,
     /// Host directories, preopened read-only under the same path relative to the project
@@ -171,10 +174,11 @@ impl Manifest {
 
 /// Checks grants from a manifest or a scenario; the error starts with the offending field.
 pub fn validate_grants(grants: &Grants) -> Result<(), String> {
-    if let Some(unknown) = grants.capabilities.iter().find(|name| !CAPABILITIES.contains(&name.as_str())) {
+    if let Some(unknown) = grants.capabilities.iter().find(|name| !grantable(name)) {
+        let names: Vec<&str> = crate::capabilities::registry::grantable().collect();
         return Err(format!(
             "capabilities`: unknown capability `{unknown}`; hint: guests can be granted {}",
-            CAPABILITIES.join(", ")
+            names.join(", ")
         ));
     }
     if let Some(dir) = grants.dirs.iter().find(|dir| dir.is_absolute() || dir.components().any(is_parent)) {

@@ -30,7 +30,7 @@ use std::path::PathBuf;
 pub use engine::Engines;
 pub use guest::{CallStats, Guest};
 pub use input::Input;
-pub use manifest::{CAPABILITIES, Grants, Limits, Manifest, ManifestError, validate_grants};
+pub use manifest::{Grants, Limits, Manifest, ManifestError, validate_grants};
 pub use registry::{Entry, GuestRecord, Registry};
 
 /// Why a guest could not be loaded or a call did not produce a value.

@@ -277,3 +277,12 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     }
     if norm_a == 0.0 || norm_b == 0.0 { 0.0 } else { dot / (norm_a.sqrt() * norm_b.sqrt()) }
 }
+
+/// `embed::` for scripts, and `host:embed` for guests.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "embed",
+    rhai: |capabilities| rhai::module(capabilities.embed.clone(), capabilities.runtime.clone()),
+    types: |_| {},
+    guest: Some(|imports, _, op, input| Box::pin(wasm::call(&imports.embed, op, input))),
+    finish: |capabilities, manifest| manifest.models = capabilities.embed.models_used(),
+};

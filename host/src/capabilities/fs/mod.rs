@@ -189,6 +189,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// `fs::` for scripts.
+pub const CAPABILITY: super::registry::Capability =
+    super::registry::Capability::script("fs", |capabilities| rhai::module(capabilities.files.clone()));
+
 #[cfg(test)]
 mod tests {
     use super::*;

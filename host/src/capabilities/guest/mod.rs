@@ -3,3 +3,12 @@
 //! adapts it to Rhai.
 
 pub mod rhai;
+
+/// `guest::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "guest",
+    rhai: |capabilities| rhai::module(capabilities.guests.clone()),
+    types: rhai::register_types,
+    guest: None,
+    finish: |capabilities, manifest| manifest.guests = capabilities.guests.records(),
+};

@@ -101,5 +101,10 @@ impl HtmlReports for VegaReports {
     }
 }
 
+/// `html::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("html", |capabilities| {
+    rhai::module(capabilities.reports.clone(), capabilities.results.clone(), capabilities.log.clone())
+});
+
 #[cfg(test)]
 mod tests;

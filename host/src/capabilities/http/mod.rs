@@ -272,6 +272,11 @@ pub trait Http: Send + Sync {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError>;
 }
 
+/// `http::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("http", |capabilities| {
+    rhai::module(capabilities.http.clone(), capabilities.runtime.clone())
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,6 +50,9 @@ pub fn message(error: &serde_json::Error) -> String {
     full.rsplit_once(" at line ").map_or(full.as_str(), |(message, _)| message).to_string()
 }
 
+/// `json::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("json", |_| rhai::module());
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -174,3 +174,14 @@ pub fn stack(
     );
     Arc::new(MeteredLlm::new(cached, config, settings.pricing.clone(), settings.max_cost, results, log))
 }
+
+/// `llm::` for scripts, and `host:llm` for guests.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "llm",
+    rhai: |capabilities| {
+        rhai::module(capabilities.llm.clone(), capabilities.progress.clone(), capabilities.runtime.clone())
+    },
+    types: |_| {},
+    guest: Some(|imports, guest, op, input| Box::pin(wasm::call(imports.llm.as_ref(), guest, op, input))),
+    finish: |_, _| {},
+};

@@ -50,3 +50,14 @@ impl Log for ConsoleLog {
         }
     }
 }
+
+/// `log::` for scripts, and `host:log` for guests.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "log",
+    rhai: |capabilities| rhai::module(capabilities.log.clone()),
+    types: |_| {},
+    guest: Some(|imports, guest, op, input| {
+        Box::pin(async move { wasm::call(imports.log.as_ref(), guest, op, input) })
+    }),
+    finish: |_, _| {},
+};

@@ -25,6 +25,15 @@ mod server;
 mod shutdown;
 mod wire;
 
+/// `loopback::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "loopback",
+    rhai: |capabilities| rhai::module(capabilities.loopback.clone(), capabilities.runtime.clone()),
+    types: rhai::register_types,
+    guest: None,
+    finish: |_, _| {},
+};
+
 #[cfg(test)]
 mod cortex_tests;
 #[cfg(test)]

@@ -257,5 +257,9 @@ pub(crate) fn move_into_place(
     Ok(())
 }
 
+/// `packages::` for scripts.
+pub const CAPABILITY: super::registry::Capability =
+    super::registry::Capability::script("packages", |capabilities| rhai::module(capabilities.packages.clone()));
+
 #[cfg(test)]
 mod tests;

@@ -345,6 +345,33 @@ fn positive(field: &'static str, value: f64) -> Result<(), ProcError> {
     if value.is_finite() && value > 0.0 { Ok(()) } else { Err(ProcError::Seconds { field, value }) }
 }
 
+/// `proc::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "proc",
+    rhai: |capabilities| {
+        rhai::module(capabilities.proc.clone(), capabilities.progress.clone(), capabilities.runtime.clone())
+    },
+    types: rhai::register_types,
+    guest: None,
+    finish: finish_run,
+};
+
+/// At the end of a run, however the script ended: nothing it started outlives the run, and the
+/// manifest records which programs were allowed (and where) and which ran.
+fn finish_run(capabilities: &super::Capabilities, manifest: &mut crate::run_record::Manifest) {
+    let (proc, runtime) = (&capabilities.proc, &capabilities.runtime);
+    runtime.block_on(proc.processes.shutdown());
+    manifest.processes = crate::run_record::ProcessesRecord {
+        allowed: proc
+            .policy
+            .allowed()
+            .into_iter()
+            .map(|(program, declared_in)| crate::run_record::AllowedRecord { program, declared_in })
+            .collect(),
+        programs: runtime.block_on(proc.processes.programs()),
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,3 +124,12 @@ impl Drop for ConsoleTask {
         self.bar.finish_and_clear();
     }
 }
+
+/// `progress::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "progress",
+    rhai: |capabilities| rhai::module(capabilities.progress.clone()),
+    types: rhai::register_types,
+    guest: None,
+    finish: |_, _| {},
+};

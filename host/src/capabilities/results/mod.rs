@@ -427,6 +427,11 @@ impl Results for RunResults {
     }
 }
 
+/// `results::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("results", |capabilities| {
+    rhai::module(capabilities.results.clone(), capabilities.files.clone())
+});
+
 #[cfg(test)]
 #[path = "rows_tests.rs"]
 mod rows_tests;

@@ -38,3 +38,7 @@ pub struct RunInfo {
     /// The calls of `run::shard` so far.
     pub units: Units,
 }
+
+/// `run::` for scripts.
+pub const CAPABILITY: super::registry::Capability =
+    super::registry::Capability::script("run", |capabilities| rhai::module(capabilities.run.clone()));

@@ -123,3 +123,14 @@ impl Search for LocalSearch {
         Ok(self.embed(vec![text.to_string()], model)?.into_iter().next().unwrap_or_default())
     }
 }
+
+/// `search::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "search",
+    rhai: |capabilities| {
+        rhai::module(capabilities.search.clone(), capabilities.files.clone(), capabilities.results.clone())
+    },
+    types: rhai::register_types,
+    guest: None,
+    finish: |_, _| {},
+};

@@ -204,5 +204,8 @@ impl SplitMix64 {
     }
 }
 
+/// `stats::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("stats", |_| rhai::module());
+
 #[cfg(test)]
 mod tests;

@@ -69,5 +69,8 @@ fn at_line(line: Option<usize>) -> String {
     line.map_or_else(String::new, |line| format!(", line {line}"))
 }
 
+/// `text::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("text", |_| rhai::module());
+
 #[cfg(test)]
 mod parity_tests;

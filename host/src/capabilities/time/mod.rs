@@ -53,6 +53,10 @@ pub fn sleep(duration: Duration, stop: &dyn Fn() -> bool) -> bool {
     }
 }
 
+/// `time::` for scripts.
+pub const CAPABILITY: super::registry::Capability =
+    super::registry::Capability::script("time", |capabilities| rhai::module(capabilities.interrupt.clone()));
+
 #[cfg(test)]
 mod tests {
     use super::*;

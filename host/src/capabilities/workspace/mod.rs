@@ -10,6 +10,15 @@ mod git;
 pub mod rhai;
 mod tree;
 
+/// `workspace::` for scripts.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "workspace",
+    rhai: |capabilities| rhai::module(capabilities.workspaces.clone()),
+    types: rhai::register_types,
+    guest: None,
+    finish: |capabilities, manifest| manifest.workspaces = capabilities.workspaces.finish(),
+};
+
 #[cfg(test)]
 mod tests;
 
