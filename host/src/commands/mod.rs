@@ -13,6 +13,7 @@ pub mod report;
 pub mod run;
 pub mod runs;
 mod setup;
+pub mod test;
 
 pub use setup::{Ingredients, Scratch, capabilities, llm_settings, runtime, scratch_capabilities};
 
