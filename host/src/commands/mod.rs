@@ -26,7 +26,7 @@ use anyhow::Context;
 pub enum Outcome {
     /// Exit code 0.
     Success,
-    /// Exit code 1: the run finished, but a check it declared failed.
+    /// Exit code 1: the run finished, but a check it declared failed (`host test`: a test failed).
     ChecksFailed,
     /// Exit code 2: the failure was already reported on stderr.
     Failed,
