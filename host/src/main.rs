@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::report(args, cli.verbose),
         Command::Runs(args) => commands::runs::runs(args),
         Command::Check(args) => commands::check::check(args, cli.verbose),
+        Command::Test(args) => commands::test::test(args, cli.verbose),
         Command::Model(args) => commands::model::model(args),
         Command::Fetch(args) => commands::fetch::fetch(args),
         Command::Api(args) => commands::api::api(args),

@@ -26,6 +26,7 @@ mod memory_hook_suite;
 mod merge;
 mod proc;
 mod report_html;
+mod rhai_tests;
 mod scripts;
 mod search;
 mod support;

@@ -13,6 +13,7 @@ pub mod report;
 pub mod run;
 pub mod runs;
 mod setup;
+pub mod test;
 
 pub use setup::{Ingredients, Scratch, capabilities, llm_settings, runtime, scratch_capabilities};
 
@@ -25,7 +26,7 @@ use anyhow::Context;
 pub enum Outcome {
     /// Exit code 0.
     Success,
-    /// Exit code 1: the run finished, but a check it declared failed.
+    /// Exit code 1: the run finished, but a check it declared failed (`host test`: a test failed).
     ChecksFailed,
     /// Exit code 2: the failure was already reported on stderr.
     Failed,
