@@ -332,7 +332,7 @@ outside parentheses where that leaves any, its code spans, specifics and names (
 `iron-session`, a capitalised word inside the sentence), or, when it has none, its content words;
 facts the question already states are left out, and a sentence left with none is dropped. The
 built-in judge's key facts when a dataset gives none.
-Example: `text::truth_facts(\"Port 4000. Grafana used 3000.\", \"Which port?\")` is `[[\"4000\"], [\"Grafana\", \"3000\"]]`",
+Example: `text::truth_facts(\"Port 4000. Dashboards use Grafana on 3000.\", \"Which port?\")` is `[[\"4000\"], [\"Grafana\", \"3000\"]]`",
     )
     .set_into_module(module, |truth: &str, question: &str| -> Array {
         super::truth_facts(truth, question).into_iter().map(|facts| Dynamic::from_array(strings(facts))).collect()
