@@ -281,3 +281,39 @@ fn a_script_with_no_guest_folder_is_told_so_once_and_a_project_with_one_is_not()
         run.stderr
     );
 }
+
+#[test]
+fn the_first_build_of_a_new_guest_that_changes_the_workspaces_lock_file_says_so() {
+    let project = crate::support::TempProject::new();
+    project.write("Cargo.lock", "# the project's lock file\n");
+    project.write("guests/lang-kotlin/Cargo.toml", "[package]\nname = \"lang-kotlin\"\nversion = \"0.1.0\"\n");
+    project.write("guests/lang-kotlin/guest.toml", "name = \"lang-kotlin\"\nextensions = [\"kt\"]\n");
+    project.write("guests/lang-kotlin/src/lib.rs", "");
+    // A stand-in for cargo that resolves the new member into the lock file, then fails to compile.
+    let lock = project.path().join("Cargo.lock");
+    project.write(
+        "stand-in/cargo",
+        &format!(
+            "#!/bin/sh\nprintf '[[package]]\\nname = \"lang-kotlin\"\\n' >> '{}'\necho 'error: the stand-in compiles nothing' >&2\nexit 101\n",
+            lock.display()
+        ),
+    );
+    let cargo = project.path().join("stand-in/cargo");
+    std::process::Command::new("chmod").arg("+x").arg(&cargo).status().expect("chmod");
+    let cargo = cargo.display().to_string();
+    let env = [("CARGO", Some(cargo.as_str())), ("HOST_GUEST_PATH", None)];
+
+    let run = project.host_with_env(&["guest", "call", "lang-kotlin", "extract_imports"], &env);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("the stand-in compiles nothing"), "{}", run.stderr);
+    let note = format!("note: building guest `lang-kotlin` changed `{}`", lock.display());
+    assert!(run.stderr.contains(&note), "{}", run.stderr);
+    assert!(project.read("Cargo.lock").contains("name = \"lang-kotlin\""));
+
+    // The lock file already lists it: the next build leaves it alone and says nothing of it.
+    std::fs::write(&cargo, "#!/bin/sh\necho 'error: the stand-in compiles nothing' >&2\nexit 101\n")
+        .expect("rewrite the stand-in");
+    let again = project.host_with_env(&["guest", "call", "lang-kotlin", "extract_imports"], &env);
+    assert!(again.stderr.contains("the stand-in compiles nothing"), "{}", again.stderr);
+    assert!(!again.stderr.contains("changed `"), "{}", again.stderr);
+}

@@ -838,6 +838,25 @@ fn hook_install_prints_the_settings_block_and_merges_it_into_a_workspace() {
     assert!(missing.stderr.contains("does not exist"), "{}", missing.stderr);
 }
 
+#[test]
+fn hook_install_carries_the_guest_path_it_was_run_with_as_absolute_folders() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let store = store(dir.path());
+    let store_arg = store.display().to_string();
+    let guest_path = [("HOST_GUEST_PATH", Some("my guests:/opt/guests"))];
+    let printed = host_in_with(dir.path(), &["hook", "install", "--memories", &store_arg], &guest_path);
+    printed.expect_code(0);
+    let block: Value = serde_json::from_str(&printed.stdout).expect("JSON");
+    let command = block["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().expect("a command");
+    let cwd = dir.path().canonicalize().expect("canonical");
+    let expected = format!("HOST_GUEST_PATH='{}/my guests:/opt/guests' ", cwd.display());
+    assert!(command.starts_with(&expected), "{command}");
+
+    let without =
+        host_in_with(dir.path(), &["hook", "install", "--memories", &store_arg], &[("HOST_GUEST_PATH", None)]);
+    assert!(!without.stdout.contains("HOST_GUEST_PATH"), "{}", without.stdout);
+}
+
 /// The real development set: next-evals-oss at the pinned commit, cloned from the bundle in
 /// `../shared/datasets`, scored against the committed labels with the next@16.2.0 docs.
 #[test]

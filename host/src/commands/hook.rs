@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use crate::capabilities::embed::LocalEmbedder;
 use crate::capabilities::llm::CacheMode;
 use crate::cli::{HookArgs, HookInstallArgs, HookInstallCommand, LlmArgs, RunArgs};
+use crate::wasm::GUEST_PATH_VARIABLE;
 
 use super::Outcome;
 
@@ -292,12 +293,15 @@ fn install(args: &HookInstallArgs) -> anyhow::Result<Outcome> {
             memories.display()
         );
     }
-    let mut command = format!(
+    let mut command = guest_path_for_hook()?
+        .map(|folders| format!("{GUEST_PATH_VARIABLE}={} ", shell_word(&folders)))
+        .unwrap_or_default();
+    command.push_str(&format!(
         "{} hook {} -- --memories {}",
         shell_word(&host.display().to_string()),
         shell_word(&script.display().to_string()),
         shell_word(&memories.display().to_string())
-    );
+    ));
     if args.no_rerank {
         command.push_str(" --no-rerank");
     }
@@ -332,6 +336,24 @@ fn install(args: &HookInstallArgs) -> anyhow::Result<Outcome> {
     crate::atomic::write(&path, serde_json::to_string_pretty(&settings)?.as_bytes())?;
     eprintln!("wrote the memory hook into {}", path.display());
     Ok(Outcome::Success)
+}
+
+/// The `HOST_GUEST_PATH` this process was given, each folder made absolute, for the hook's
+/// command: Claude Code starts the hook in the agent's working directory, without the variables
+/// of the shell that ran `hook install`, and the hook must find the same guests.
+fn guest_path_for_hook() -> anyhow::Result<Option<String>> {
+    let Some(value) = std::env::var_os(GUEST_PATH_VARIABLE) else {
+        return Ok(None);
+    };
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let folders: Vec<PathBuf> =
+        std::env::split_paths(&value).filter(|dir| !dir.as_os_str().is_empty()).map(|dir| cwd.join(dir)).collect();
+    if folders.is_empty() {
+        return Ok(None);
+    }
+    let joined =
+        std::env::join_paths(folders).with_context(|| format!("cannot join the folders of {GUEST_PATH_VARIABLE}"))?;
+    Ok(Some(joined.to_string_lossy().into_owned()))
 }
 
 /// `word` quoted for `sh -c` when it needs it.

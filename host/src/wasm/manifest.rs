@@ -214,7 +214,7 @@ mod tests {
     fn an_unknown_capability_is_refused_with_the_list_of_known_ones() {
         let error = parse("name = \"x\"\n[grants]\ncapabilities = [\"fs\"]").unwrap_err();
         assert!(error.contains("field `grants.capabilities`: unknown capability `fs`"), "{error}");
-        assert!(error.contains("log, embed, llm"), "{error}");
+        assert!(error.contains("guests can be granted log, llm, embed"), "{error}");
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub use engine::Engines;
 pub use guest::{CallStats, Guest};
 pub use input::Input;
 pub use manifest::{Grants, Limits, Manifest, ManifestError, validate_grants};
-pub use registry::{Entry, GuestRecord, Registry};
+pub use registry::{Entry, GUEST_PATH_VARIABLE, GuestRecord, Registry};
 
 /// Why a guest could not be loaded or a call did not produce a value.
 #[derive(Debug, thiserror::Error)]

@@ -37,6 +37,8 @@ pub fn ensure_built(name: &str, dir: &Path, notify: &dyn Fn(&str)) -> Result<Pat
     // afterwards is this build's start, so a file edited during the build still counts as new.
     let started = SystemTime::now();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let lock = workspace.join("Cargo.lock");
+    let lock_before = std::fs::read(&lock).ok();
     let output = Command::new(cargo)
         .args(["build", "--release", "--quiet", "--target", TARGET, "--target-dir"])
         .arg(&target)
@@ -44,6 +46,9 @@ pub fn ensure_built(name: &str, dir: &Path, notify: &dyn Fn(&str)) -> Result<Pat
         .arg(dir.join("Cargo.toml"))
         .output()
         .map_err(|source| GuestError::Cargo { name: name.into(), source })?;
+    if let Some(note) = lock_note(name, &lock, lock_before.as_deref(), std::fs::read(&lock).ok().as_deref()) {
+        notify(&note);
+    }
     if !output.status.success() || !wasm.is_file() {
         let text = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = text.lines().rev().take(40).collect();
@@ -56,6 +61,19 @@ pub fn ensure_built(name: &str, dir: &Path, notify: &dyn Fn(&str)) -> Result<Pat
     // Not recording the time only costs the next call a build that finds nothing to do.
     let _ = std::fs::File::options().append(true).open(&wasm).and_then(|file| file.set_modified(started));
     Ok(wasm)
+}
+
+/// A line for the person when building guest `name` changed the workspace's lock file `lock`:
+/// the first build of a new workspace member adds it there, a change easy to miss in a tracked
+/// file. A lock file the build created is the guest's own new workspace, and says nothing.
+fn lock_note(name: &str, lock: &Path, before: Option<&[u8]>, after: Option<&[u8]>) -> Option<String> {
+    match (before, after) {
+        (Some(before), Some(after)) if before != after => Some(format!(
+            "note: building guest `{name}` changed `{}` (a new workspace member is added to it); commit it with the guest",
+            lock.display()
+        )),
+        _ => None,
+    }
 }
 
 /// Whether the module `wasm`, built from the crate in `dir` of `workspace`, must be built

@@ -85,3 +85,13 @@ fn dep_info_lists_its_inputs_with_escaped_spaces() {
     assert_eq!(dep_info("/w/t/a.wasm:\n"), None);
     assert_eq!(dep_info(""), None);
 }
+
+#[test]
+fn a_build_that_changed_the_workspaces_lock_file_says_so_and_one_that_did_not_is_silent() {
+    let lock = Path::new("/work/project/Cargo.lock");
+    let note = lock_note("lang-kotlin", lock, Some(b"old"), Some(b"old\nnew")).expect("a note");
+    assert!(note.contains("building guest `lang-kotlin` changed `/work/project/Cargo.lock`"), "{note}");
+    assert!(note.contains("commit it with the guest"), "{note}");
+    assert_eq!(lock_note("lang-kotlin", lock, Some(b"same"), Some(b"same")), None);
+    assert_eq!(lock_note("lang-kotlin", lock, None, Some(b"created by its own first build")), None);
+}
