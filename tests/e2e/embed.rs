@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use host::capabilities::embed::{
-    Backend, CachedEmbedder, DEFAULT_BATCH, EmbedRequest, EmbedRouter, Embedder, LocalEmbedder, RemoteConfig, cosine,
+    Backend, CachedEmbedder, DEFAULT_BATCH, EmbedRequest, EmbedRouter, Embedder, LocalEmbedder, RemoteConfig,
 };
 use host::capabilities::log::ConsoleLog;
+use host::capabilities::search::vector::cosine;
 use host::console::{Console, Style};
 use serde_json::Value;
 
@@ -69,12 +70,12 @@ fn matches_the_reference(backend: Backend) {
     let batched = model.embed(&texts, DEFAULT_BATCH).expect("embed the batch");
     for ((text, _, expected), vector) in cases.iter().zip(&batched) {
         assert_eq!(vector.len(), 384);
-        let similarity = cosine(vector, expected);
+        let similarity = cosine(vector, expected).expect("equal dimensions");
         assert!(similarity >= 0.9999, "{backend:?}: cosine {similarity} for {text:?}");
     }
     for (text, _, expected) in cases.iter().take(6) {
         let single = model.embed(std::slice::from_ref(text), 1).expect("embed one");
-        assert!(cosine(&single[0], expected) >= 0.9999, "{backend:?}: {text:?} alone");
+        assert!(cosine(&single[0], expected).expect("equal dimensions") >= 0.9999, "{backend:?}: {text:?} alone");
     }
 }
 

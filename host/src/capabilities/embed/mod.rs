@@ -264,20 +264,6 @@ impl EmbedRouter {
     }
 }
 
-/// Cosine similarity; 0 when either vector is zero or they differ in length.
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() {
-        return 0.0;
-    }
-    let (mut dot, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        norm_a += x * x;
-        norm_b += y * y;
-    }
-    if norm_a == 0.0 || norm_b == 0.0 { 0.0 } else { dot / (norm_a.sqrt() * norm_b.sqrt()) }
-}
-
 /// `embed::` for scripts, and `host:embed` for guests.
 pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
     name: "embed",

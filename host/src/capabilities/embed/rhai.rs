@@ -5,9 +5,10 @@ use std::sync::Arc;
 use rhai::{Array, Dynamic, EvalAltResult, FLOAT, Map, Module, NativeCallContext};
 use tokio::runtime::Handle;
 
-use super::{EmbedRequest, EmbedRouter, cosine};
+use super::{EmbedRequest, EmbedRouter};
 use crate::capabilities::docs::function;
 use crate::capabilities::script_options;
+use crate::capabilities::search::vector::cosine;
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -139,10 +140,13 @@ Example: `let id = embed::model(\"remote\");  // \"openai:text-embedding-3-small
         "cosine",
         &["a: Array", "b: Array", "FLOAT"],
         "
-Cosine similarity of two vectors; 0 when either is all zeros or their lengths differ.
+Cosine similarity of two vectors; 0 when either is all zeros, holds a value that is not a finite
+number, or their lengths differ.
 Example: `let similarity = embed::cosine(embed::text(a), embed::text(b));`",
     )
-    .set_into_module(&mut module, |a: Array, b: Array| -> FLOAT { FLOAT::from(cosine(&numbers(&a), &numbers(&b))) });
+    .set_into_module(&mut module, |a: Array, b: Array| -> FLOAT {
+        cosine(&numbers(&a), &numbers(&b)).map_or(0.0, FLOAT::from)
+    });
 
     module
 }

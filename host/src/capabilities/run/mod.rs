@@ -39,6 +39,11 @@ pub struct RunInfo {
     pub units: Units,
 }
 
-/// `run::` for scripts.
-pub const CAPABILITY: super::registry::Capability =
-    super::registry::Capability::script("run", |capabilities| rhai::module(capabilities.run.clone()));
+/// `run::` for scripts; at the end of a run, the units `run::shard` handed out, for the manifest.
+pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
+    name: "run",
+    rhai: |capabilities| rhai::module(capabilities.run.clone()),
+    types: |_| {},
+    guest: None,
+    finish: |capabilities, manifest| manifest.units = capabilities.run.units.records(),
+};
