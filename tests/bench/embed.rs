@@ -16,7 +16,8 @@ use words::WORDS;
 use std::sync::Arc;
 use std::time::Instant;
 
-use host::capabilities::embed::{Backend, LocalEmbedder, LocalModel, cosine};
+use host::capabilities::embed::{Backend, LocalEmbedder, LocalModel};
+use host::capabilities::search::vector::cosine;
 
 const BATCHES: [usize; 4] = [1, 16, 32, 64];
 const REPEATS: usize = 3;
@@ -74,7 +75,11 @@ fn main() {
         vectors_by_backend.push((name, vectors));
     }
     if let [(a, first), (b, second)] = &vectors_by_backend[..] {
-        let least = first.iter().zip(second).map(|(x, y)| cosine(x, y)).fold(f32::INFINITY, f32::min);
+        let least = first
+            .iter()
+            .zip(second)
+            .map(|(x, y)| cosine(x, y).expect("vectors of one model have one dimension"))
+            .fold(f32::INFINITY, f32::min);
         println!("least cosine between {a} and {b} over the long texts: {least:.7}");
     }
 }
