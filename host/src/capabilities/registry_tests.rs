@@ -72,3 +72,18 @@ fn a_guest_calling_a_capability_it_cannot_be_granted_is_told_it_is_unsupported()
         other => panic!("a guest started a program: {other:?}"),
     }
 }
+
+#[test]
+fn the_end_of_a_run_records_what_the_capabilities_hold_in_the_manifest() {
+    let scratch = crate::commands::scratch_capabilities(&source(".."), false).unwrap();
+    let capabilities = &scratch.capabilities;
+    capabilities.run.units.take(&capabilities.run.sharding, 6, "the units' hash".into()).unwrap();
+    let script = crate::run_record::FileRecord { path: "scripts/x.rhai".into(), sha256: "0".into() };
+    let mut manifest = Manifest::new("an-id", "x", script, None);
+    capabilities.finish(&mut manifest);
+    let units: Vec<(usize, usize, usize)> =
+        manifest.units.iter().map(|units| (units.total, units.first, units.count)).collect();
+    assert_eq!(units, [(6, 0, 6)], "`run` records the units `run::shard` handed out");
+    assert!(manifest.models.is_empty() && manifest.guests.is_empty() && manifest.workspaces.is_empty());
+    assert!(manifest.processes.programs.is_empty(), "a run that started no program records none");
+}
