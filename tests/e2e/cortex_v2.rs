@@ -4,11 +4,12 @@
 //! tables hold shows what each state put in front of the model and how the plugin behaved under
 //! each fault.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use host::capabilities::loopback::{LocalLoopback, Loopback, OpenAiScript};
+use host::capabilities::loopback::{LocalLoopback, Loopback, OpenAiScript, Server};
 
 use crate::fake_llm::{FakeLlm, Fault};
 use crate::support::{duckdb, host_in_with, offline_run, repo_root, table};
@@ -145,24 +146,26 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
     found
 }
 
-#[test]
-fn with_a_real_model_the_gateway_calls_it_with_the_users_key_and_a_judge_reads_the_arc() {
-    // The remote model: a streaming OpenAI-compatible server in this process, answering every
-    // session's two turns with decisions full of specifics.
+/// A V2 run of `phase` with a real model: `replies` script the remote model (a streaming
+/// OpenAI-compatible server in this process), `verdict` is every judge's answer, and `keys` (the
+/// agent's, the judge's) are planted so that a test can look for them in the run's files.
+struct RemoteModelRun {
+    model: Arc<Server>,
+    judge: FakeLlm,
+    run: PathBuf,
+    _dir: tempfile::TempDir,
+    _loopback: LocalLoopback,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn with_a_remote_model(phase: &str, replies: Value, verdict: &str, keys: [&str; 2]) -> RemoteModelRun {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime for the model server");
     let loopback = LocalLoopback::new();
-    let script: OpenAiScript = serde_json::from_value(json!({
-        "models": ["gpt-remote"],
-        "replies": [
-            {"text": "Decision: Redis 7 as a read-through cache, keys api:v1:{route}:{hash}, TTL 300 seconds."},
-            {"text": "Decision: cap the cache at 512 MB with allkeys-lru."}
-        ]
-    }))
-    .expect("a model script");
+    let script: OpenAiScript =
+        serde_json::from_value(json!({ "models": ["gpt-remote"], "replies": replies })).expect("a model script");
     let model = runtime.block_on(loopback.openai(script)).expect("the model server");
     let judge = FakeLlm::start();
-    let verdict = r#"{"decisions": [{"decision": "Redis 7", "referenced": true}, {"decision": "TTL 300 s", "referenced": false}], "redundant_questions": 1, "continuity_score": 4, "rationale": "keeps the store, loses the TTL"}"#;
-    judge.always(Fault::Reply(format!("Verdict:\n```json\n{verdict}\n```")));
+    judge.always(Fault::Reply(verdict.to_string()));
 
     let dir = tempfile::tempdir().expect("temporary directory");
     let run = dir.path().join("run");
@@ -176,22 +179,42 @@ fn with_a_real_model_the_gateway_calls_it_with_the_users_key_and_a_judge_reads_t
         "--",
         "--quick",
         "--phases",
-        "continuity",
+        phase,
         "--model",
         "llm:gpt-remote",
     ];
+    let [agent_key, judge_key] = keys;
     host_in_with(
         &repo_root(),
         &args,
         &[
-            ("LLM_API_KEY", Some("sk-planted-agent-key-0042")),
+            ("LLM_API_KEY", Some(agent_key)),
             ("LLM_BASE_URL", Some(&model_base)),
-            ("JUDGE_API_KEY", Some("sk-planted-judge-key-0043")),
+            ("JUDGE_API_KEY", Some(judge_key)),
             ("JUDGE_BASE_URL", Some(&judge_base)),
             ("JUDGE_MODEL", None),
         ],
     )
     .expect_code(0);
+    RemoteModelRun { model, judge, run, _dir: dir, _loopback: loopback, _runtime: runtime }
+}
+
+#[test]
+fn with_a_real_model_the_gateway_calls_it_with_the_users_key_and_a_judge_reads_the_arc() {
+    // The remote model answers every session's two turns with decisions full of specifics.
+    let replies = json!([
+        {"text": "Decision: Redis 7 as a read-through cache, keys api:v1:{route}:{hash}, TTL 300 seconds."},
+        {"text": "Decision: cap the cache at 512 MB with allkeys-lru."}
+    ]);
+    let verdict = r#"{"decisions": [{"decision": "Redis 7", "referenced": true}, {"decision": "TTL 300 s", "referenced": false}], "redundant_questions": 1, "continuity_score": 4, "rationale": "keeps the store, loses the TTL"}"#;
+    let verdict = format!("Verdict:\n```json\n{verdict}\n```");
+    let remote = with_a_remote_model(
+        "continuity",
+        replies,
+        &verdict,
+        ["sk-planted-agent-key-0042", "sk-planted-judge-key-0043"],
+    );
+    let (model, judge, run) = (&remote.model, &remote.judge, remote.run.clone());
 
     // OpenClaw called the model itself, with the key, and wrote it nowhere.
     let agent_calls: Vec<_> = model.requests().into_iter().filter(|r| r.agent).collect();
@@ -402,48 +425,14 @@ fn the_quality_phase_asks_every_prompt_in_three_states_and_scores_what_reached_t
 #[test]
 fn the_quality_phase_with_a_real_model_scores_its_replies_with_the_llm_judge() {
     // The remote model searches memory with the question, then answers.
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime for the model server");
-    let loopback = LocalLoopback::new();
-    let script: OpenAiScript = serde_json::from_value(json!({
-        "models": ["gpt-remote"],
-        "replies": [
-            {"tools": [{"name": "memory_search", "input": {"query": "{{user}}"}}]},
-            {"text": "From memory: the project settled this in week 2."}
-        ]
-    }))
-    .expect("a model script");
-    let model = runtime.block_on(loopback.openai(script)).expect("the model server");
-    let judge = FakeLlm::start();
-    judge.always(Fault::Reply(r#"{"score": 2, "rationale": "generic"}"#.to_string()));
-
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let run = dir.path().join("run");
-    let run_text = run.display().to_string();
-    let (model_base, judge_base) = (format!("{}/v1", model.url()), judge.openai_base());
-    let args = [
-        "run",
-        "scripts/cortex_v2.rhai",
-        "--out",
-        &run_text,
-        "--",
-        "--quick",
-        "--phases",
-        "quality",
-        "--model",
-        "llm:gpt-remote",
-    ];
-    host_in_with(
-        &repo_root(),
-        &args,
-        &[
-            ("LLM_API_KEY", Some("sk-planted-agent-key-0044")),
-            ("LLM_BASE_URL", Some(&model_base)),
-            ("JUDGE_API_KEY", Some("sk-planted-judge-key-0045")),
-            ("JUDGE_BASE_URL", Some(&judge_base)),
-            ("JUDGE_MODEL", None),
-        ],
-    )
-    .expect_code(0);
+    let replies = json!([
+        {"tools": [{"name": "memory_search", "input": {"query": "{{user}}"}}]},
+        {"text": "From memory: the project settled this in week 2."}
+    ]);
+    let verdict = r#"{"score": 2, "rationale": "generic"}"#;
+    let remote =
+        with_a_remote_model("quality", replies, verdict, ["sk-planted-agent-key-0044", "sk-planted-judge-key-0045"]);
+    let (model, judge, run) = (&remote.model, &remote.judge, remote.run.clone());
 
     // The model was asked the question without the plugin's block, as a search query.
     let searched: Vec<String> = model
