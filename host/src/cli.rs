@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -350,7 +350,31 @@ pub struct LocalModelArgs {
 
     /// What runs the local embedding model: ONNX Runtime (fetched once from PyPI), candle (pure Rust, about 3x slower, in builds with `--features candle`), or auto (ONNX Runtime, else candle with a warning where the build has it)
     #[arg(long, value_name = "BACKEND", env = "HOST_EMBED_BACKEND", hide_env_values = true, default_value = "auto")]
-    pub embed_backend: crate::capabilities::embed::Backend,
+    pub embed_backend: EmbedBackend,
+}
+
+/// `--embed-backend`'s values; the `embed` capability's [`Backend`](crate::capabilities::embed::Backend).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum EmbedBackend {
+    /// ONNX Runtime; where it cannot be loaded, candle with a warning (builds with the `candle`
+    /// feature) or an error.
+    #[default]
+    Auto,
+    /// ONNX Runtime or an error.
+    Onnxruntime,
+    /// candle, never ONNX Runtime (builds with the `candle` feature).
+    Candle,
+}
+
+impl From<EmbedBackend> for crate::capabilities::embed::Backend {
+    fn from(choice: EmbedBackend) -> Self {
+        use crate::capabilities::embed::Backend;
+        match choice {
+            EmbedBackend::Auto => Backend::Auto,
+            EmbedBackend::Onnxruntime => Backend::Onnxruntime,
+            EmbedBackend::Candle => Backend::Candle,
+        }
+    }
 }
 
 /// How `llm::` calls are made, cached and paid for.
@@ -363,7 +387,7 @@ pub struct LlmArgs {
 
     /// How the record/replay cache is used
     #[arg(long, value_name = "MODE", value_enum, default_value = "read-write")]
-    pub llm_cache: crate::capabilities::llm::CacheMode,
+    pub llm_cache: LlmCache,
 
     /// Where answers are recorded; machines may share one folder (entries are written whole,
     /// then renamed into place) [default: $HOST_CACHE_DIR/llm, else ~/.cache/host/llm]
@@ -398,6 +422,31 @@ pub struct LlmArgs {
     /// Prices per million tokens (TOML, see host/src/capabilities/llm/pricing.toml) [default: built in]
     #[arg(long, value_name = "FILE")]
     pub llm_pricing: Option<PathBuf>,
+}
+
+/// `--llm-cache`'s values; the `llm` capability's [`CacheMode`](crate::capabilities::llm::CacheMode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LlmCache {
+    /// Replay hits, record misses (the default).
+    ReadWrite,
+    /// Replay hits; misses go to the network and are not recorded.
+    ReadOnly,
+    /// Neither replay nor record.
+    Off,
+    /// Replay hits; a miss is an error, and nothing goes to the network.
+    Offline,
+}
+
+impl From<LlmCache> for crate::capabilities::llm::CacheMode {
+    fn from(choice: LlmCache) -> Self {
+        use crate::capabilities::llm::CacheMode;
+        match choice {
+            LlmCache::ReadWrite => CacheMode::ReadWrite,
+            LlmCache::ReadOnly => CacheMode::ReadOnly,
+            LlmCache::Off => CacheMode::Off,
+            LlmCache::Offline => CacheMode::Offline,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

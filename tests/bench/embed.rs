@@ -16,8 +16,8 @@ use words::WORDS;
 use std::sync::Arc;
 use std::time::Instant;
 
+use algorithms::search::vector::cosine;
 use host::capabilities::embed::{Backend, LocalEmbedder, LocalModel};
-use host::capabilities::search::vector::cosine;
 
 const BATCHES: [usize; 4] = [1, 16, 32, 64];
 const REPEATS: usize = 3;

@@ -15,10 +15,10 @@ use words::WORDS;
 use std::io::Write;
 use std::time::Instant;
 
-use host::capabilities::search::pipeline::{QueryOptions, query};
+use algorithms::search::pipeline::{QueryOptions, query};
+use algorithms::search::vector::{Scan, VectorHit, VectorStore, top_k_of};
+use algorithms::search::{Corpus, Document};
 use host::capabilities::search::text_index::{TextIndex, TextIndexOptions};
-use host::capabilities::search::vector::{Scan, VectorHit, VectorStore, top_k_of};
-use host::capabilities::search::{Corpus, Document};
 
 fn main() {
     hybrid_latency();

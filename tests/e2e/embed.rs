@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
+use algorithms::search::vector::cosine;
 use host::capabilities::embed::{
     Backend, CachedEmbedder, DEFAULT_BATCH, EmbedRequest, EmbedRouter, Embedder, LocalEmbedder, RemoteConfig,
 };
 use host::capabilities::log::ConsoleLog;
-use host::capabilities::search::vector::cosine;
 use host::console::{Console, Style};
 use serde_json::Value;
 

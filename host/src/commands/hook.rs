@@ -20,7 +20,6 @@ use anyhow::Context;
 use serde_json::{Value, json};
 
 use crate::capabilities::embed::LocalEmbedder;
-use crate::capabilities::llm::CacheMode;
 use crate::cli::{HookArgs, HookInstallArgs, HookInstallCommand, LlmArgs, RunArgs};
 use crate::wasm::GUEST_PATH_VARIABLE;
 
@@ -91,7 +90,7 @@ pub(super) fn timeout(args: &HookArgs) -> Duration {
 pub(super) fn preloaded_embedder(args: &HookArgs) -> Arc<LocalEmbedder> {
     let embedder = Arc::new(LocalEmbedder::new(
         args.local_model.model_dir.clone(),
-        args.local_model.embed_backend,
+        args.local_model.embed_backend.into(),
         crate::project::cache_root(),
         Arc::new(|_: &str| {}),
     ));
@@ -200,7 +199,7 @@ fn answer_within(
         shard: None,
         llm: LlmArgs {
             offline: false,
-            llm_cache: CacheMode::ReadWrite,
+            llm_cache: crate::cli::LlmCache::ReadWrite,
             llm_cache_dir: None,
             llm_seed: Vec::new(),
             max_cost: None,

@@ -112,7 +112,9 @@ pub fn start(key: &str, script: &Path, args: &HookArgs) {
     if let Some(dir) = &args.local_model.model_dir {
         command.arg("--model-dir").arg(dir);
     }
-    command.arg("--embed-backend").arg(args.local_model.embed_backend.name());
+    command
+        .arg("--embed-backend")
+        .arg(crate::capabilities::embed::Backend::from(args.local_model.embed_backend).name());
     command
         .arg(script)
         .arg("--")

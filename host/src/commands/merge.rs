@@ -132,7 +132,10 @@ pub(super) fn report_runs(
     if let Some(dir) = &output.local_model.model_dir {
         command.extend(["--model-dir".to_owned(), dir.display().to_string()]);
     }
-    command.extend(["--embed-backend".to_owned(), output.local_model.embed_backend.name().to_owned()]);
+    command.extend([
+        "--embed-backend".to_owned(),
+        crate::capabilities::embed::Backend::from(output.local_model.embed_backend).name().to_owned(),
+    ]);
     command.push("--".to_owned());
     command.extend(first.manifest.arguments.raw.iter().cloned());
     let Command::Run(run_args) = Cli::try_parse_from(&command).context("cannot rebuild the shards' command")?.command

@@ -12,7 +12,7 @@ use super::Outcome;
 pub fn model(args: &ModelArgs) -> anyhow::Result<Outcome> {
     let local = LocalEmbedder::new(
         args.local_model.model_dir.clone(),
-        args.local_model.embed_backend,
+        args.local_model.embed_backend.into(),
         crate::project::cache_root(),
         Arc::new(|line: &str| eprintln!("{line}")),
     );

@@ -63,7 +63,7 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
         Some(loaded) => loaded.clone(),
         None => Arc::new(LocalEmbedder::new(
             parts.local_model.model_dir.clone(),
-            parts.local_model.embed_backend,
+            parts.local_model.embed_backend.into(),
             cache.clone(),
             notify,
         )),
@@ -146,7 +146,7 @@ pub fn llm_settings(args: &LlmArgs) -> anyhow::Result<LlmSettings> {
     }
     Ok(LlmSettings {
         cache_dir: args.llm_cache_dir.clone().unwrap_or_else(|| crate::project::cache_root().join("llm")),
-        cache_mode: if args.offline { CacheMode::Offline } else { args.llm_cache },
+        cache_mode: if args.offline { CacheMode::Offline } else { args.llm_cache.into() },
         limits: RateLimits {
             concurrency: args.llm_concurrency.max(1),
             requests_per_minute: args.llm_rpm,

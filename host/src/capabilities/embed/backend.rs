@@ -13,7 +13,7 @@ use super::EmbedError;
 use super::local::{Transformer, Weights};
 
 /// The choice a person makes (`--embed-backend`, `HOST_EMBED_BACKEND`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
     /// ONNX Runtime; where it cannot be loaded, candle with a warning (builds with the `candle`
     /// feature) or an error.

@@ -8,7 +8,7 @@ use tokio::runtime::Handle;
 use super::{EmbedRequest, EmbedRouter};
 use crate::capabilities::docs::function;
 use crate::capabilities::script_options;
-use crate::capabilities::search::vector::cosine;
+use algorithms::search::vector::cosine;
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 

@@ -16,7 +16,7 @@ use super::{ChatRequest, ChatResponse, ErrorKind, Llm, LlmConfig, LlmError, Rout
 use crate::capabilities::log::{Level, Log};
 
 /// How the cache is used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheMode {
     /// Replay hits, record misses (the default).
     ReadWrite,

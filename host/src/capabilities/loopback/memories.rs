@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::capabilities::text;
+use algorithms::text;
 
 /// Shorter sentences (a greeting, "ok.") are not worth remembering.
 const MIN_SENTENCE_CHARS: usize = 12;

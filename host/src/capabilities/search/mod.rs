@@ -1,67 +1,30 @@
-//! The `search` capability: BM25, exact vector search, hybrid fusion, temporal decay, MMR and
-//! chunking, faithful to OpenClaw's memory search (shared/reference/openclaw-memory.md) and to
-//! the Cortex benchmark's simplified simulation of it (shared/reference/cortex-benchmark-original.md),
-//! plus a tantivy full-text index for corpora that must scale.
+//! The `search` capability: `search::` for scripts over the retrieval algorithms of
+//! [`algorithms::search`] (BM25, vector search, fusion, decay, MMR, chunking), plus a tantivy
+//! full-text index for corpora that must scale.
 //!
-//! The algorithm files are pure (no I/O, no Rhai, no async). [`Search`] builds corpora, embedding
-//! texts through the `embed` capability when asked; `rhai.rs` adapts both to scripts.
+//! [`Search`] builds corpora, embedding texts through the `embed` capability when asked;
+//! `rhai.rs` and `rhai_files.rs` adapt it to scripts.
 
-mod best;
-pub mod bm25;
-pub mod chunk;
-pub mod corpus;
-pub mod decay;
-pub mod fusion;
-pub mod hybrid;
-pub mod mmr;
-pub mod pipeline;
-mod postings;
-mod prefilter;
-mod quantized;
 pub mod rhai;
 mod rhai_files;
-pub mod snippet;
-pub mod stored;
-pub mod text;
 pub mod text_index;
-pub mod tokenize;
-pub mod vector;
 
 use std::sync::Arc;
 
-pub use corpus::{Corpus, Document, Hit, KeywordOptions};
-pub use pipeline::{QueryOptions, query};
+use algorithms::search::stored;
+use algorithms::search::{Corpus, Document};
 
 use crate::capabilities::embed::{EmbedError, EmbedRequest, EmbedRouter};
 
+/// What `search::` can fail with: the algorithms' errors, and the capability's own.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
     #[error(transparent)]
-    Bm25(#[from] bm25::Bm25Error),
-    #[error(transparent)]
-    Vector(#[from] vector::VectorError),
-    #[error(transparent)]
-    Fusion(#[from] fusion::FusionError),
-    #[error(transparent)]
-    Mmr(#[from] mmr::MmrError),
-    #[error(transparent)]
-    Chunk(#[from] chunk::ChunkError),
+    Corpus(#[from] algorithms::search::SearchError),
     #[error(transparent)]
     Embed(#[from] EmbedError),
     #[error(transparent)]
     Text(#[from] text_index::TextIndexError),
-    #[error(
-        "document `{id}` has no vector while others do; hint: give every document a `vector`, or none and build with `embed`"
-    )]
-    MissingVector { id: String },
-    #[error("document `{id}` has an unusable vector")]
-    BadVector {
-        id: String,
-        #[source]
-        source: vector::VectorError,
-    },
-    #[error("the corpus has no vectors; hint: build it with `#{{ embed: true }}` or give each document a `vector`")]
-    NoVectors,
     #[error("document {index}: {message}")]
     BadDocument { index: usize, message: String },
     #[error("corpus file `{path}`")]
@@ -116,7 +79,7 @@ impl Search for LocalSearch {
                 documents[index].vector = Some(vector);
             }
         }
-        Corpus::new(documents)
+        Ok(Corpus::new(documents)?)
     }
 
     fn embed_query(&self, text: &str, model: &str) -> Result<Vec<f32>, SearchError> {

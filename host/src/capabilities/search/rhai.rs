@@ -5,20 +5,21 @@ use std::sync::Arc;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, FLOAT, INT, Map, Module, NativeCallContext};
 use serde_json::Value;
 
-use super::chunk::{self, CharWindowOptions, LineChunkOptions};
-use super::corpus::{Corpus, Document, Hit, KeywordOptions};
-use super::fusion::Leg;
-use super::mmr::{self, MmrOptions};
-use super::pipeline::{self, QueryOptions};
-use super::snippet::{SNIPPET_MAX_CHARS, snippet};
-use super::stored::{FieldIndex, StoredFields};
 use super::text_index::{TextIndex, TextIndexOptions};
-use super::tokenize::Tokenizer;
-use super::{Search, SearchError, decay};
+use super::{Search, SearchError};
 use crate::capabilities::docs::function;
 use crate::capabilities::fs::Files;
 use crate::capabilities::results::Results;
 use crate::capabilities::{script_error, script_options};
+use algorithms::search::chunk::{self, CharWindowOptions, LineChunkOptions};
+use algorithms::search::corpus::{Corpus, Document, Hit, KeywordOptions};
+use algorithms::search::decay;
+use algorithms::search::fusion::Leg;
+use algorithms::search::mmr::{self, MmrOptions};
+use algorithms::search::pipeline::{self, QueryOptions};
+use algorithms::search::snippet::{SNIPPET_MAX_CHARS, snippet};
+use algorithms::search::stored::{FieldIndex, StoredFields};
+use algorithms::search::tokenize::Tokenizer;
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
 
@@ -99,10 +100,6 @@ pub fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<CorpusHandle>("Corpus").register_type_with_name::<TextIndexHandle>("TextIndex");
 }
 
-pub(super) fn fail(context: &NativeCallContext, error: &SearchError) -> Box<EvalAltResult> {
-    script_error(context, error)
-}
-
 /// The options of `search::corpus`.
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -132,7 +129,7 @@ fn documents(context: &NativeCallContext, items: &Array) -> Result<(Vec<Document
     let mut parsed = Vec::with_capacity(items.len());
     let mut maps = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
-        let bad = |message: String| fail(context, &SearchError::BadDocument { index, message });
+        let bad = |message: String| script_error(context, &SearchError::BadDocument { index, message });
         let map = item.clone().try_cast::<Map>().ok_or_else(|| bad(format!("is {}, not a map", item.type_name())))?;
         let text = map
             .get("text")
@@ -168,7 +165,7 @@ fn floats(value: &Dynamic) -> Option<Vec<f32>> {
     items.iter().map(|item| number(item).map(|n| n as f32)).collect()
 }
 
-fn leg(score: Option<super::fusion::LegScore>) -> Dynamic {
+fn leg(score: Option<algorithms::search::fusion::LegScore>) -> Dynamic {
     match score {
         None => Dynamic::UNIT,
         Some(score) => {
@@ -197,7 +194,7 @@ fn hits(context: &NativeCallContext, found: &[Hit], fields: &Fields) -> Result<A
     found
         .iter()
         .enumerate()
-        .map(|(rank, hit)| hit_map(rank, hit, fields).map_err(|error| fail(context, &error)))
+        .map(|(rank, hit)| hit_map(rank, hit, fields).map_err(|error| script_error(context, &error)))
         .collect()
 }
 
@@ -212,8 +209,8 @@ impl CorpusHandle {
             Some(vector) => Ok(vector),
             None => self
                 .query_vector(query, &query_text(query))
-                .map_err(|error| fail(context, &error))?
-                .ok_or_else(|| fail(context, &SearchError::NoVectors)),
+                .map_err(|error| script_error(context, &error))?
+                .ok_or_else(|| script_error(context, &algorithms::search::SearchError::NoVectors)),
         }
     }
 
@@ -259,7 +256,7 @@ Example: `let corpus = search::corpus(chunks.map(|c, i| #{ id: `c${i}`, text: c.
     .with_volatility(true)
     .set_into_module(module, move |context: NativeCallContext, items: Array| -> Result<CorpusHandle> {
         let (parsed, maps) = documents(&context, &items)?;
-        let corpus = builder.corpus(parsed, None).map_err(|error| fail(&context, &error))?;
+        let corpus = builder.corpus(parsed, None).map_err(|error| script_error(&context, &error))?;
         Ok(CorpusHandle {
             corpus: Arc::new(corpus),
             fields: Arc::new(Fields::Given(maps)),
@@ -288,7 +285,7 @@ Example: `let corpus = search::corpus(chunks, #{ embed: true });`",
                 Some(EmbedChoice::Model(model)) => Some(model),
             };
             let (parsed, maps) = documents(&context, &items)?;
-            let corpus = builder.corpus(parsed, model.as_deref()).map_err(|error| fail(&context, &error))?;
+            let corpus = builder.corpus(parsed, model.as_deref()).map_err(|error| script_error(&context, &error))?;
             Ok(CorpusHandle {
                 corpus: Arc::new(corpus),
                 fields: Arc::new(Fields::Given(maps)),
@@ -328,9 +325,9 @@ Example: `let hits = corpus.query(prompt, #{ mmr: #{ lambda: 0.7 }, decay: #{ ha
         |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic, options: Map| -> Result<Array> {
             let options: QueryOptions = script_options(&context, "corpus.query", options)?;
             let text = query_text(&query);
-            let vector = corpus.query_vector(&query, &text).map_err(|error| fail(&context, &error))?;
+            let vector = corpus.query_vector(&query, &text).map_err(|error| script_error(&context, &error))?;
             let found = pipeline::query(&corpus.corpus, &text, vector.as_deref(), &options)
-                .map_err(|error| fail(&context, &error))?;
+                .map_err(|error| script_error(&context, &error))?;
             hits(&context, &found, &corpus.fields)
         },
     );
@@ -359,7 +356,8 @@ Example: `let hits = corpus.keyword(\"cache ttl\", #{ profile: \"benchmark\", li
             )?;
             let limit = limited.limit;
             let keyword: KeywordOptions = script_options(&context, "corpus.keyword", options)?;
-            let found = corpus.corpus.keyword(query, &keyword, limit).map_err(|error| fail(&context, &error))?;
+            let found =
+                corpus.corpus.keyword(query, &keyword, limit).map_err(|error| script_error(&context, &error))?;
             let found: Vec<Hit> = found
                 .into_iter()
                 .map(|hit| Hit::single_leg(hit.doc, corpus.id(hit.doc), hit.score, Leg::Keyword))
@@ -382,7 +380,7 @@ Example: `let cosine = corpus.similarities(question_vector); let best = cosine[0
         module,
         |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic| -> Result<Array> {
             let vector = corpus.vector_of(&context, &query)?;
-            let scores = corpus.corpus.similarities(&vector).map_err(|error| fail(&context, &error))?;
+            let scores = corpus.corpus.similarities(&vector).map_err(|error| script_error(&context, &error))?;
             Ok(scores.into_iter().map(|score| Dynamic::from_float(f64::from(score))).collect())
         },
     );
@@ -401,7 +399,7 @@ Example: `let hits = corpus.nearest(\"which port does the API use\", 5);`",
         |context: NativeCallContext, corpus: &mut CorpusHandle, query: Dynamic, limit: INT| -> Result<Array> {
             let vector = corpus.vector_of(&context, &query)?;
             let limit = usize::try_from(limit).ok();
-            let found = corpus.corpus.nearest(&vector, limit).map_err(|error| fail(&context, &error))?;
+            let found = corpus.corpus.nearest(&vector, limit).map_err(|error| script_error(&context, &error))?;
             let found: Vec<Hit> = found
                 .into_iter()
                 .map(|hit| Hit::single_leg(hit.doc, corpus.id(hit.doc), f64::from(hit.score), Leg::Vector))
@@ -425,7 +423,7 @@ Example: `let index = search::text_index(sections, #{}); let hits = index.search
         let options: TextIndexOptions = script_options(&context, "search::text_index", options)?;
         let (parsed, maps) = documents(&context, &items)?;
         let texts: Vec<&str> = parsed.iter().map(|document| document.text.as_str()).collect();
-        let index = TextIndex::build(&texts, options).map_err(|error| fail(&context, &error.into()))?;
+        let index = TextIndex::build(&texts, options).map_err(|error| script_error(&context, &error))?;
         Ok(TextIndexHandle { index: Arc::new(index), fields: Arc::new(Fields::Given(maps)) })
     });
 
@@ -443,7 +441,7 @@ Example: `for hit in index.search(\"drizzle migrations\", 5) { print(hit.id); }`
             let found = index
                 .index
                 .search(query, usize::try_from(limit).unwrap_or(0))
-                .map_err(|error| fail(&context, &error.into()))?;
+                .map_err(|error| script_error(&context, &error))?;
             let found: Vec<Hit> = found
                 .into_iter()
                 .map(|hit| {
@@ -471,7 +469,7 @@ Example: `let chunks = search::chunk_chars(notes, #{ size: 1600, overlap: 320 })
     )
     .set_into_module(module, |context: NativeCallContext, text: &str, options: Map| -> Result<Dynamic> {
         let options: CharWindowOptions = script_options(&context, "search::chunk_chars", options)?;
-        let chunks = chunk::char_windows(text, &options).map_err(|error| fail(&context, &error.into()))?;
+        let chunks = chunk::char_windows(text, &options).map_err(|error| script_error(&context, &error))?;
         rhai::serde::to_dynamic(chunks)
     });
 
@@ -522,7 +520,7 @@ Example: `let order = search::mmr(hits.map(|h| h.score), hits.map(|h| h.text), #
             let texts: Vec<String> = texts.iter().map(ToString::to_string).collect();
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             let order =
-                mmr::rerank_by_text(&scores, &texts, &options).map_err(|error| fail(&context, &error.into()))?;
+                mmr::rerank_by_text(&scores, &texts, &options).map_err(|error| script_error(&context, &error))?;
             Ok(order.into_iter().map(|index| Dynamic::from(index as INT)).collect())
         },
     );

@@ -6,14 +6,14 @@ use std::sync::Arc;
 use rhai::{Array, Dynamic, INT, Map, Module, NativeCallContext};
 use serde_json::Value;
 
-use super::rhai::{CorpusHandle, Fields, fail};
-use super::stored::{self, StoredCorpus};
-use super::tokenize::Tokenizer;
+use super::rhai::{CorpusHandle, Fields};
 use super::{Search, SearchError};
 use crate::capabilities::docs::function;
 use crate::capabilities::fs::Files;
 use crate::capabilities::results::{FileContent, Results};
 use crate::capabilities::{script_error, script_options};
+use algorithms::search::stored::{self, StoredCorpus};
+use algorithms::search::tokenize::Tokenizer;
 
 type Result<T> = std::result::Result<T, Box<rhai::EvalAltResult>>;
 
@@ -66,7 +66,8 @@ Example: `corpus.save(\"memories.corpus\");`",
     .set_into_module(
         module,
         move |context: NativeCallContext, corpus: &mut CorpusHandle, path: &str| -> Result<()> {
-            let bytes = encode(corpus, path, &SaveOptions::default()).map_err(|error| fail(&context, &error))?;
+            let bytes =
+                encode(corpus, path, &SaveOptions::default()).map_err(|error| script_error(&context, &error))?;
             sink.write_file(path, FileContent::Bytes(bytes)).map_err(|error| script_error(&context, &error))
         },
     );
@@ -89,7 +90,7 @@ Example: `memories.save(\"memories.corpus\", #{ index: [\"imports\"], keyword_in
         module,
         move |context: NativeCallContext, corpus: &mut CorpusHandle, path: &str, options: Map| -> Result<()> {
             let options: SaveOptions = script_options(&context, "corpus.save", options)?;
-            let bytes = encode(corpus, path, &options).map_err(|error| fail(&context, &error))?;
+            let bytes = encode(corpus, path, &options).map_err(|error| script_error(&context, &error))?;
             sink.write_file(path, FileContent::Bytes(bytes)).map_err(|error| script_error(&context, &error))
         },
     );
@@ -121,7 +122,7 @@ Example: `let memories = search::open_corpus(`${store}/memories.corpus`);`",
         let bytes = files.read_bytes(path).map_err(|error| script_error(&context, &error))?;
         let (sha256, size) = (crate::capabilities::fs::sha256_hex(&bytes), bytes.len() as u64);
         let StoredCorpus { model, corpus, fields, index } = stored::decode(bytes)
-            .map_err(|source| fail(&context, &SearchError::CorpusFile { path: path.to_string(), source }))?;
+            .map_err(|source| script_error(&context, &SearchError::CorpusFile { path: path.to_string(), source }))?;
         let corpus = Arc::new(corpus);
         let fields = Arc::new(Fields::Stored { path: path.to_string(), fields, index });
         if let Some(key) = key {
@@ -150,8 +151,8 @@ Example: `let memory = memories.document(hit.doc);`",
     .set_into_module(module, |context: NativeCallContext, corpus: &mut CorpusHandle, doc: INT| -> Result<Map> {
         let count = corpus.fields.len();
         let position = usize::try_from(doc).ok().filter(|&position| position < count);
-        let position = position.ok_or_else(|| fail(&context, &SearchError::NoDocument { doc, count }))?;
-        corpus.fields.get(position).map_err(|error| fail(&context, &error))
+        let position = position.ok_or_else(|| script_error(&context, &SearchError::NoDocument { doc, count }))?;
+        corpus.fields.get(position).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -166,7 +167,7 @@ Example: `let boosted = memories.lookup(\"imports\", \"next/cache\");`",
     .set_into_module(
         module,
         |context: NativeCallContext, corpus: &mut CorpusHandle, field: &str, value: &str| -> Result<Array> {
-            let found = corpus.fields.lookup(field, value).map_err(|error| fail(&context, &error))?;
+            let found = corpus.fields.lookup(field, value).map_err(|error| script_error(&context, &error))?;
             Ok(found.into_iter().map(|doc| Dynamic::from(doc as INT)).collect())
         },
     );
@@ -181,8 +182,8 @@ mod opened {
     use std::sync::{Arc, Mutex, OnceLock};
     use std::time::SystemTime;
 
-    use super::super::corpus::Corpus;
     use super::Fields;
+    use algorithms::search::corpus::Corpus;
 
     /// The most files kept; past it the cache starts again (a hook opens a handful).
     const MAX_FILES: usize = 16;

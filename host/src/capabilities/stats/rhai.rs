@@ -2,6 +2,8 @@
 
 use rhai::{Array, Dynamic, EvalAltResult, Map, Module, NativeCallContext};
 
+use algorithms::stats;
+
 use crate::capabilities::{docs::function, script_error, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
@@ -48,7 +50,7 @@ pub fn module() -> Module {
         "The arithmetic mean; an empty array is an error.\nExample: `let average = stats::mean(scores);`",
     )
     .set_into_module(&mut module, |context: NativeCallContext, values: Array| -> Result<f64> {
-        super::mean(&numbers(&context, "values", &values)?).map_err(|error| script_error(&context, &error))
+        stats::mean(&numbers(&context, "values", &values)?).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -57,7 +59,7 @@ pub fn module() -> Module {
         "The sample variance (divisor n − 1; 0 for one value).\nExample: `let spread = stats::variance(trial_means);`",
     )
     .set_into_module(&mut module, |context: NativeCallContext, values: Array| -> Result<f64> {
-        super::variance(&numbers(&context, "values", &values)?).map_err(|error| script_error(&context, &error))
+        stats::variance(&numbers(&context, "values", &values)?).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -69,7 +71,7 @@ The nearest-rank percentile: the value at 1-based position ⌈q·n⌉ of the sor
 Example: `let p95 = stats::nearest_rank(latencies, 0.95);`",
     )
     .set_into_module(&mut module, |context: NativeCallContext, values: Array, q: f64| -> Result<f64> {
-        super::nearest_rank(&numbers(&context, "values", &values)?, q).map_err(|error| script_error(&context, &error))
+        stats::nearest_rank(&numbers(&context, "values", &values)?, q).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -84,7 +86,7 @@ Example: `let ci = stats::bootstrap_mean(deltas, #{ level: 0.95, seed: 7 });`",
     .set_into_module(&mut module, |context: NativeCallContext, values: Array, options: Map| -> Result<Dynamic> {
         let options: BootstrapOptions = script_options(&context, "stats::bootstrap_mean", options)?;
         let values = numbers(&context, "values", &values)?;
-        let interval = super::bootstrap_mean(&values, options.level, options.resamples, options.seed)
+        let interval = stats::bootstrap_mean(&values, options.level, options.resamples, options.seed)
             .map_err(|error| script_error(&context, &error))?;
         rhai::serde::to_dynamic(interval)
     });
@@ -98,7 +100,7 @@ The exact two-sided sign test on paired differences: `#{ positive, negative, tie
 Example: `let test = stats::sign_test(deltas); log::info(`p = ${test.p_value}`);`",
     )
     .set_into_module(&mut module, |context: NativeCallContext, differences: Array| -> Result<Dynamic> {
-        let test = super::sign_test(&numbers(&context, "differences", &differences)?)
+        let test = stats::sign_test(&numbers(&context, "differences", &differences)?)
             .map_err(|error| script_error(&context, &error))?;
         rhai::serde::to_dynamic(test)
     });
@@ -114,7 +116,7 @@ Example: `let agreement = stats::agreement(old_scores, new_scores);`",
     )
     .set_into_module(&mut module, |context: NativeCallContext, first: Array, second: Array| -> Result<Dynamic> {
         let agreement =
-            super::agreement(&integers(&context, "first", &first)?, &integers(&context, "second", &second)?)
+            stats::agreement(&integers(&context, "first", &first)?, &integers(&context, "second", &second)?)
                 .map_err(|error| script_error(&context, &error))?;
         rhai::serde::to_dynamic(agreement)
     });
@@ -129,7 +131,7 @@ Example: `let order = stats::shuffle(prompts, 1337);`",
     )
     .set_into_module(&mut module, |items: Array, seed: i64| -> Array {
         // The original passed the seed to a 32-bit generator; keep its low 32 bits likewise.
-        super::shuffled_order(items.len(), seed as u32).into_iter().map(|index| items[index].clone()).collect()
+        stats::shuffled_order(items.len(), seed as u32).into_iter().map(|index| items[index].clone()).collect()
     });
 
     module

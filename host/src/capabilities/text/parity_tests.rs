@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use ::rhai::{AST, Array, Dynamic, Engine, FuncArgs, Module, Scope};
 use serde_json::{Value as Json, json};
 
-use super::*;
-use crate::capabilities::search::tokenize::benchmark_tokens;
+use algorithms::search::tokenize::benchmark_tokens;
+use algorithms::text::*;
 
 struct Originals {
     engine: Engine,

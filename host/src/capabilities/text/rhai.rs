@@ -2,7 +2,8 @@
 
 use rhai::{Array, Dynamic, EvalAltResult, ImmutableString, Map, Module, NativeCallContext};
 
-use super::Align;
+use algorithms::text::{self, Align};
+
 use crate::capabilities::{docs::function, script_error, script_options};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
@@ -86,7 +87,7 @@ The sentences of a text, as the built-in answerer cuts them: each line is cut af
 leading bullet markers (`- `, `* `, `#`) and is kept when 12 or more characters remain.
 Example: `text::sentences(\"- First point here. Second point here.\")` is `[\"First point here.\", \"Second point here.\"]`",
     )
-    .set_into_module(module, |text: &str| -> Array { strings(super::sentences(text)) });
+    .set_into_module(module, |text: &str| -> Array { strings(text::sentences(text)) });
 
     function(
         "pieces",
@@ -97,7 +98,7 @@ one piece (a one-word first line, the language tag, dropped; whitespace squashed
 after `. `, `? ` or `! ` and at line breaks, never inside a backticked span; empty pieces go.
 Example: `for piece in text::pieces(message.content) { ... }`",
     )
-    .set_into_module(module, |text: &str| -> Array { strings(super::pieces(text)) });
+    .set_into_module(module, |text: &str| -> Array { strings(text::pieces(text)) });
 
     function(
         "squash",
@@ -106,7 +107,7 @@ Example: `for piece in text::pieces(message.content) { ... }`",
 Whitespace squashed: line feeds and tabs become spaces, runs of spaces one space, ends trimmed.
 Example: `text::squash(\"  a\\n\\tb   c \")` is `\"a b c\"`",
     )
-    .set_into_module(module, |text: &str| -> String { super::squash(text) });
+    .set_into_module(module, |text: &str| -> String { text::squash(text) });
 }
 
 fn register_words(module: &mut Module) {
@@ -118,7 +119,7 @@ The Cortex benchmark's terms: lowercase, split at anything but ASCII letters and
 of one character dropped (the same as `search::tokens(text, \"benchmark\")`).
 Example: `text::words(\"The TTL is 600s, isn't it?\")` is `[\"the\", \"ttl\", \"is\", \"600s\", \"isn\", \"it\"]`",
     )
-    .set_into_module(module, |text: &str| -> Array { strings(super::words(text)) });
+    .set_into_module(module, |text: &str| -> Array { strings(text::words(text)) });
 
     function(
         "stem",
@@ -128,7 +129,7 @@ A word without a final plural `s`: dropped when the word is longer than 3 charac
 in `s` but not `ss`.
 Example: `text::stem(\"keys\")` is `\"key\"`; `\"class\"` and `\"bus\"` stay",
     )
-    .set_into_module(module, |word: &str| -> String { super::stem(word) });
+    .set_into_module(module, |word: &str| -> String { text::stem(word) });
 
     function(
         "stop_words",
@@ -137,7 +138,7 @@ Example: `text::stem(\"keys\")` is `\"key\"`; `\"class\"` and `\"bus\"` stay",
 The one stop-word list (136 lowercase words: articles, pronouns, auxiliaries, \"use\", \"now\", ...).
 Example: `let common = text::stop_words();`",
     )
-    .set_into_module(module, || -> Array { super::STOP_WORDS.iter().map(|&word| Dynamic::from(word)).collect() });
+    .set_into_module(module, || -> Array { text::STOP_WORDS.iter().map(|&word| Dynamic::from(word)).collect() });
 
     function(
         "is_stop_word",
@@ -146,7 +147,7 @@ Example: `let common = text::stop_words();`",
 Whether a word is in `text::stop_words()` (exactly: lowercase, untrimmed).
 Example: `text::is_stop_word(\"the\")` is `true`",
     )
-    .set_into_module(module, |word: &str| -> bool { super::is_stop_word(word) });
+    .set_into_module(module, |word: &str| -> bool { text::is_stop_word(word) });
 
     function(
         "content_words",
@@ -155,7 +156,7 @@ Example: `text::is_stop_word(\"the\")` is `true`",
 `text::words` without stop words, in order, repeats kept.
 Example: `text::content_words(\"What is the cache TTL now?\")` is `[\"cache\", \"ttl\"]`",
     )
-    .set_into_module(module, |text: &str| -> Array { strings(super::content_words(text)) });
+    .set_into_module(module, |text: &str| -> Array { strings(text::content_words(text)) });
 
     function(
         "overlap",
@@ -167,7 +168,7 @@ Example: `text::overlap([\"cache\", \"ttl\"], \"The TTL is 600 s\")` is `0.5`",
     )
     .set_into_module(module, |words: Array, text: &str| -> f64 {
         let words: Vec<String> = words.iter().map(ToString::to_string).collect();
-        super::overlap(&words, text)
+        text::overlap(&words, text)
     });
 
     function(
@@ -177,7 +178,7 @@ Example: `text::overlap([\"cache\", \"ttl\"], \"The TTL is 600 s\")` is `0.5`",
 `text::content_words`, each stemmed: the BM25 terms of the local Cortex memory.
 Example: `text::terms(\"Which keys does it follow?\")` is `[\"key\", \"follow\"]`",
     )
-    .set_into_module(module, |text: &str| -> Array { strings(super::terms(text)) });
+    .set_into_module(module, |text: &str| -> Array { strings(text::terms(text)) });
 
     function(
         "whole_number",
@@ -187,7 +188,7 @@ The value of a token of 1 to 9 ASCII digits, else `()`.
 Example: `text::whole_number(\"12\")` is `12`; `\"12a\"` and `\"\"` give `()`",
     )
     .set_into_module(module, |token: &str| -> Dynamic {
-        super::whole_number(token).map_or(Dynamic::UNIT, Dynamic::from)
+        text::whole_number(token).map_or(Dynamic::UNIT, Dynamic::from)
     });
 
     function(
@@ -197,7 +198,7 @@ Example: `text::whole_number(\"12\")` is `12`; `\"12a\"` and `\"\"` give `()`",
 Whether a text holds an ASCII digit.
 Example: `text::has_digit(\"k6\")` is `true`",
     )
-    .set_into_module(module, |text: &str| -> bool { super::has_digit(text) });
+    .set_into_module(module, |text: &str| -> bool { text::has_digit(text) });
 }
 
 fn register_quantities(module: &mut Module) {
@@ -209,7 +210,7 @@ The unit a word names, normalised (s, ms, min, h, day, week, month, %, requests,
 characters), or `\"\"`.
 Example: `text::unit(\"seconds\")` is `\"s\"`",
     )
-    .set_into_module(module, |word: &str| -> String { super::unit(word).to_owned() });
+    .set_into_module(module, |word: &str| -> String { text::unit(word).to_owned() });
 
     function(
         "quantity",
@@ -221,7 +222,7 @@ are no quantity.
 Example: `text::quantity(\"30-day\")` is `#{ number: \"30\", unit: \"day\" }`",
     )
     .set_into_module(module, |token: &str| -> Dynamic {
-        super::quantity(token).map_or(Dynamic::UNIT, |quantity| {
+        text::quantity(token).map_or(Dynamic::UNIT, |quantity| {
             let mut map = Map::new();
             map.insert("number".into(), quantity.number.into());
             map.insert("unit".into(), quantity.unit.into());
@@ -239,7 +240,7 @@ stop word, a plain word and not \"week\" or \"day\" (`unit` false); numbers with
 Example: `text::quantities(\"a concurrency of 5, TTL 600 seconds\")` gives keys \"concurrency\" and \"s\"",
     )
     .set_into_module(module, |text: &str| -> Array {
-        super::quantities(text)
+        text::quantities(text)
             .into_iter()
             .map(|value| {
                 let mut map = Map::new();
@@ -262,7 +263,7 @@ around an occurrence are not ASCII letters, digits or `_`; every occurrence is t
 fact is never contained.
 Example: `text::contains_fact(\"TTL is 3000 s\", \"300\")` is `false`",
     )
-    .set_into_module(module, |text: &str, fact: &str| -> bool { super::contains_fact(text, fact) });
+    .set_into_module(module, |text: &str, fact: &str| -> bool { text::contains_fact(text, fact) });
 
     function(
         "count_facts",
@@ -273,7 +274,7 @@ Example: `let found = text::count_facts(answer, prompt.key_facts);`",
     )
     .set_into_module(module, |context: NativeCallContext, text: &str, facts: Array| -> Result<i64> {
         let facts = string_items(&context, "facts", &facts)?;
-        Ok(i64::try_from(super::count_facts(text, &facts)).unwrap_or(i64::MAX))
+        Ok(i64::try_from(text::count_facts(text, &facts)).unwrap_or(i64::MAX))
     });
 
     function(
@@ -285,7 +286,7 @@ Example: `let covered = text::facts_in(answer, prompt.key_facts);`",
     )
     .set_into_module(module, |context: NativeCallContext, text: &str, facts: Array| -> Result<Array> {
         let facts = string_items(&context, "facts", &facts)?;
-        Ok(strings(super::facts_in(text, &facts)))
+        Ok(strings(text::facts_in(text, &facts)))
     });
 }
 
@@ -300,7 +301,7 @@ letters or digits, or a lowerCamelCase shape. Plain words, capitalised names, hy
 numbered-list markers and `e.g.` are not specifics.
 Example: `text::specifics(\"Set `ttl` to 600 in apps/api, as usual.\")` is `[\"ttl\", \"600\", \"apps/api\"]`",
     )
-    .set_into_module(module, |text: &str| -> Array { strings(super::specifics(text)) });
+    .set_into_module(module, |text: &str| -> Array { strings(text::specifics(text)) });
 
     function(
         "numerals",
@@ -311,7 +312,7 @@ The text with numbers in words written as digits (\"two hundred\" → \"200\", \
 \"N percent\" as \"N%\", so that key facts written as digits are found in it.
 Example: `text::numerals(\"Five minutes\")` is `\"5 minutes\\n300\"`",
     )
-    .set_into_module(module, |text: &str| -> String { super::numerals(text) });
+    .set_into_module(module, |text: &str| -> String { text::numerals(text) });
 
     function(
         "clauses",
@@ -321,7 +322,7 @@ The clauses of a text: cut after `.`, `?`, `!`, `;` or `:` followed by white spa
 breaks and before \", but\"; trimmed, empty ones dropped.
 Example: `text::clauses(\"I don't know, but maybe 100.\")` is `[\"I don't know\", \"maybe 100.\"]`",
     )
-    .set_into_module(module, |text: &str| -> Array { strings(super::clauses(text)) });
+    .set_into_module(module, |text: &str| -> Array { strings(text::clauses(text)) });
 
     function(
         "truth_facts",
@@ -335,7 +336,7 @@ built-in judge's key facts when a dataset gives none.
 Example: `text::truth_facts(\"Port 4000. Dashboards use Grafana on 3000.\", \"Which port?\")` is `[[\"4000\"], [\"Grafana\", \"3000\"]]`",
     )
     .set_into_module(module, |truth: &str, question: &str| -> Array {
-        super::truth_facts(truth, question).into_iter().map(|facts| Dynamic::from_array(strings(facts))).collect()
+        text::truth_facts(truth, question).into_iter().map(|facts| Dynamic::from_array(strings(facts))).collect()
     });
 
     function(
@@ -349,7 +350,7 @@ Example: `text::stated(\"PRs stay under 400 lines\", [\"400-line\", \"Biome\"])`
     )
     .set_into_module(module, |context: NativeCallContext, answer: &str, facts: Array| -> Result<Array> {
         let facts = string_items(&context, "facts", &facts)?;
-        Ok(strings(super::stated(answer, &facts)))
+        Ok(strings(text::stated(answer, &facts)))
     });
 
     function(
@@ -361,7 +362,7 @@ go, list, quote and heading markers at a line's start go, fenced code blocks go;
 stay as written. One output line per non-blank line.
 Example: `text::plain(\"- Use [`updateTag`](/docs/u)\")` is `\"Use `updateTag`\"`",
     )
-    .set_into_module(module, |markdown: &str| -> String { super::plain(markdown) });
+    .set_into_module(module, |markdown: &str| -> String { text::plain(markdown) });
 }
 
 fn register_dates(module: &mut Module) {
@@ -374,7 +375,7 @@ date is an error.
 Example: `text::add_days(\"2024-02-27\", 3)` is `\"2024-03-01\"`",
     )
     .set_into_module(module, |context: NativeCallContext, date: &str, days: i64| -> Result<String> {
-        super::add_days(date, days).map_err(|error| script_error(&context, &error))
+        text::add_days(date, days).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -385,7 +386,7 @@ The days from 1970-01-01 to a \"YYYY-MM-DD\" date. A malformed or impossible dat
 Example: `text::day_number(\"1970-01-02\")` is `1`",
     )
     .set_into_module(module, |context: NativeCallContext, date: &str| -> Result<i64> {
-        super::day_number(date).map_err(|error| script_error(&context, &error))
+        text::day_number(date).map_err(|error| script_error(&context, &error))
     });
 }
 
@@ -400,7 +401,7 @@ encoding (about 0.1 s). Another encoding is an error naming the known ones.
 Example: `let tokens = text::token_count(block, \"o200k_base\");`",
     )
     .set_into_module(module, |context: NativeCallContext, text: &str, encoding: &str| -> Result<i64> {
-        let count = super::token_count(text, encoding).map_err(|error| script_error(&context, &error))?;
+        let count = text::token_count(text, encoding).map_err(|error| script_error(&context, &error))?;
         Ok(i64::try_from(count).unwrap_or(i64::MAX))
     });
 }
@@ -415,7 +416,7 @@ that many; a value that rounds to zero has no sign; `()` prints \"n/a\". Integer
 Example: `text::fixed(2.5, 0)` is `\"3\"`, `text::fixed(0.1, 3)` is `\"0.100\"`",
     )
     .set_into_module(module, |context: NativeCallContext, value: Dynamic, places: i64| -> Result<String> {
-        super::fixed(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
+        text::fixed(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -426,7 +427,7 @@ A share as a percentage: `text::fixed(value * 100, places)` and \"%\"; `()` prin
 Example: `text::percent(0.875, 1)` is `\"87.5%\"`",
     )
     .set_into_module(module, |context: NativeCallContext, value: Dynamic, places: i64| -> Result<String> {
-        super::percent(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
+        text::percent(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -438,7 +439,7 @@ Example: `text::percent(0.875, 1)` is `\"87.5%\"`",
 Example: `text::signed(0.25, 2)` is `\"+0.25\"`, `text::signed(-0.001, 2)` is `\"+0.00\"`",
     )
     .set_into_module(module, |context: NativeCallContext, value: Dynamic, places: i64| -> Result<String> {
-        super::signed(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
+        text::signed(optional_number(&context, &value)?, places).map_err(|error| script_error(&context, &error))
     });
 
     function(
@@ -449,7 +450,7 @@ Example: `text::signed(0.25, 2)` is `\"+0.25\"`, `text::signed(-0.001, 2)` is `\
 backticks itself.
 Example: `text::code(\"max: 25\")` is `` \"`max: 25`\" ``",
     )
-    .set_into_module(module, |text: &str| -> String { super::code(text) });
+    .set_into_module(module, |text: &str| -> String { text::code(text) });
 
     function(
         "join",
@@ -491,7 +492,7 @@ Example: `text::table([\"Condition\", \"Score\"], [[\"cortex\", \"2.50\"]], #{ a
                 .map(|align| Align::parse_all(&align, header.len()))
                 .transpose()
                 .map_err(|error| script_error(&context, &error))?;
-            super::markdown_table(&header, &rows, align.as_deref()).map_err(|error| script_error(&context, &error))
+            text::markdown_table(&header, &rows, align.as_deref()).map_err(|error| script_error(&context, &error))
         },
     );
 }
@@ -512,7 +513,7 @@ Example: `text::render(\"judge-user.md\", fs::read_text(path), #{ question: q, a
         |context: NativeCallContext, name: &str, template: &str, values: Map| -> Result<String> {
             let values: serde_json::Value = rhai::serde::from_dynamic(&Dynamic::from_map(values))
                 .map_err(|error| fail(&context, format!("text::render: the values of `{name}`: {error}")))?;
-            super::render(name, template, &values).map_err(|error| script_error(&context, &error))
+            text::render(name, template, &values).map_err(|error| script_error(&context, &error))
         },
     );
 }

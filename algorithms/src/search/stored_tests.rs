@@ -141,8 +141,8 @@ fn a_kept_keyword_index_searches_exactly_as_one_built_from_the_texts() {
         let (kept, built) = (read.corpus.bm25(tokenizer), corpus.bm25(tokenizer));
         assert_eq!(kept.tokenizer(), tokenizer);
         for text in ["cache revalidateTag", "cookies async", "use cache with cacheLife", "nothing here"] {
-            let query = crate::capabilities::search::bm25::Bm25Query::from_text(text, tokenizer);
-            for params in [crate::capabilities::search::bm25::Bm25Params::benchmark(), Default::default()] {
+            let query = crate::search::bm25::Bm25Query::from_text(text, tokenizer);
+            for params in [crate::search::bm25::Bm25Params::benchmark(), Default::default()] {
                 assert_eq!(kept.search(&query, &params, None).unwrap(), built.search(&query, &params, None).unwrap());
             }
         }

@@ -190,7 +190,7 @@ fn to_hit(corpus: &Corpus, hit: FusedHit) -> Hit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capabilities::search::corpus::Document;
+    use crate::search::corpus::Document;
 
     fn document(id: &str, text: &str, vector: [f32; 2]) -> Document {
         Document {

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::render;
-use crate::capabilities::text::TextError;
+use crate::text::TextError;
 
 #[test]
 fn placeholders_are_filled_and_an_empty_optional_block_disappears() {

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::capabilities::search::vector::{VectorStore, dot};
+use crate::search::vector::{VectorStore, dot};
 
 /// The vectors of `raw` normalised as the store normalises them, laid end to end.
 fn normalized(dimension: usize, raw: &[Vec<f32>]) -> Vec<f32> {

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::capabilities::search::vector::{Scan, VectorStore, normalize_in_place, top_k_of};
+use crate::search::vector::{Scan, VectorStore, normalize_in_place, top_k_of};
 
 /// What the prefilter is held to: the f32 scan's top k, with scores as bits so that −0.0 ≠ 0.0.
 fn scan_top_k(store: &VectorStore, query: &[f32], k: usize) -> Vec<(usize, u32)> {

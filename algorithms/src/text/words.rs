@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use crate::capabilities::search::tokenize::benchmark_tokens;
+use crate::search::tokenize::benchmark_tokens;
 
 /// Words too common to say what a text is about: the `stopwords` of `lexicon()` in local.rhai,
 /// in its order, less `it's`, which no tokenizer here can produce (the benchmark tokenizer cuts
