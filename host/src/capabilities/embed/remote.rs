@@ -5,17 +5,22 @@
 
 use std::time::Duration;
 
-use backon::{BackoffBuilder, ExponentialBuilder};
 use serde_json::{Value, json};
 
 use super::{EmbedError, Embedder, Embeddings};
 use crate::capabilities::http::SharedClient;
-use crate::capabilities::llm::{ApiKey, ErrorKind, OPENAI_BASE_URL, setting};
+use crate::capabilities::llm::{ApiKey, ErrorKind, OPENAI_BASE_URL, RetryPolicy, retrying, setting};
 
 /// The original's batch size.
 pub const MAX_BATCH: usize = 100;
 pub const TIMEOUT: Duration = Duration::from_secs(60);
-pub const MAX_RETRIES: usize = 5;
+/// Five retries, 1 s doubling to at most 60 s with jitter, and any wait a server asks for.
+pub const RETRY: RetryPolicy = RetryPolicy {
+    max_retries: 5,
+    min_delay: Duration::from_secs(1),
+    max_delay: Duration::from_secs(60),
+    max_server_wait: Duration::MAX,
+};
 
 #[derive(Debug, Clone)]
 pub struct RemoteConfig {
@@ -59,20 +64,12 @@ impl OpenAiEmbedder {
         }))?;
         let url = format!("{}/embeddings", self.config.base_url.trim_end_matches('/'));
         let body = json!({ "model": self.model, "input": texts });
-        let mut backoff = ExponentialBuilder::default().with_jitter().with_max_times(MAX_RETRIES).build();
         let client = crate::capabilities::llm::http::client(&self.client, "openai").map_err(EmbedError::Remote)?;
-        let reply = loop {
+        let exchange = || {
             let request = client.post(&url).bearer_auth(key.expose()).json(&body);
-            match crate::capabilities::llm::http::exchange("openai", request, TIMEOUT).await {
-                Ok(reply) => break reply,
-                Err(error) => match backoff.next() {
-                    Some(delay) if error.is_retryable() => {
-                        tokio::time::sleep(error.retry_after().map_or(delay, |asked| asked.max(delay))).await;
-                    }
-                    _ => return Err(EmbedError::Remote(error)),
-                },
-            }
+            crate::capabilities::llm::http::exchange("openai", request, TIMEOUT)
         };
+        let reply = retrying(&RETRY, exchange, |error| error).await.0.map_err(EmbedError::Remote)?;
         let mut data: Vec<(u64, Vec<f32>)> = reply
             .body
             .get("data")
@@ -116,5 +113,66 @@ impl Embedder for OpenAiEmbedder {
         }
         let dimension = vectors.first().map_or(0, Vec::len);
         Ok(Embeddings { model: self.model_id(), dimension, vectors, cached: 0 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use axum::Json;
+    use axum::extract::State;
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+
+    use super::*;
+
+    /// `POST /v1/embeddings` on 127.0.0.1: the first `failures` requests get `status`, the
+    /// rest one vector per input, `[length, 0]`, listed last input first.
+    async fn embeddings_server(failures: usize, status: StatusCode) -> (String, Arc<AtomicUsize>) {
+        let requests = Arc::new(AtomicUsize::new(0));
+        let answer = |State((requests, failures, status)): State<(Arc<AtomicUsize>, usize, StatusCode)>,
+                      Json(body): Json<Value>| async move {
+            if requests.fetch_add(1, Ordering::SeqCst) < failures {
+                return (status, Json(json!({"error": {"message": "try later"}}))).into_response();
+            }
+            let inputs = body["input"].as_array().cloned().unwrap_or_default();
+            let data: Vec<Value> = (0..inputs.len())
+                .rev()
+                .map(|index| json!({"index": index, "embedding": [inputs[index].as_str().unwrap_or("").len(), 0]}))
+                .collect();
+            Json(json!({ "data": data })).into_response()
+        };
+        let app = axum::Router::new().route("/v1/embeddings", axum::routing::post(answer)).with_state((
+            requests.clone(),
+            failures,
+            status,
+        ));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let url = format!("http://{}/v1", listener.local_addr().expect("an address"));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (url, requests)
+    }
+
+    fn embedder(base_url: String) -> OpenAiEmbedder {
+        let config = RemoteConfig { base_url, api_key: Some(ApiKey::new("test-key")), model: "small".into() };
+        OpenAiEmbedder::new(SharedClient::default(), config, "small".into())
+    }
+
+    #[tokio::test]
+    async fn a_server_error_is_retried_and_the_vectors_come_back_in_the_inputs_order() {
+        let (url, requests) = embeddings_server(1, StatusCode::SERVICE_UNAVAILABLE).await;
+        let embedded = embedder(url).embed(vec!["a".into(), "bbb".into()], None).await.expect("embedded on the retry");
+        assert_eq!(embedded.vectors, [[1.0, 0.0], [3.0, 0.0]]);
+        assert_eq!(requests.load(Ordering::SeqCst), 2, "one failure, one retry");
+    }
+
+    #[tokio::test]
+    async fn a_request_the_server_rejects_is_not_sent_again() {
+        let (url, requests) = embeddings_server(1, StatusCode::BAD_REQUEST).await;
+        let error = embedder(url).embed(vec!["a".into()], None).await.expect_err("a 400 is final");
+        assert!(matches!(error, EmbedError::Remote(_)), "{error}");
+        assert_eq!(requests.load(Ordering::SeqCst), 1);
     }
 }

@@ -33,7 +33,7 @@ pub use limits::{LimitedLlm, RateLimits};
 pub use metered::MeteredLlm;
 pub use openai::OpenAiLlm;
 pub use pricing::{Price, Pricing};
-pub use retry::{RetryPolicy, RetryingLlm};
+pub use retry::{RetryPolicy, RetryingLlm, retrying};
 pub use router::{ProviderRouter, Route};
 
 /// Defaults from the original benchmark's generic LLM call.

@@ -2,12 +2,13 @@
 //! the server asked (`Retry-After`, `x-ratelimit-reset*`). In a batch, each attempt holds a slot
 //! of the batch's [`Window`] and a wait holds none.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
 
-use super::{ChatRequest, ChatResponse, Llm, LlmError};
+use super::{ChatRequest, ChatResponse, ErrorKind, Llm, LlmError};
 use crate::capabilities::batch::Window;
 
 #[derive(Debug, Clone, Copy)]
@@ -44,42 +45,60 @@ impl RetryingLlm {
 #[async_trait::async_trait]
 impl Llm for RetryingLlm {
     async fn chat(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
-        let mut backoff = ExponentialBuilder::default()
-            .with_min_delay(self.policy.min_delay)
-            .with_max_delay(self.policy.max_delay)
-            .with_jitter()
-            .with_max_times(self.policy.max_retries as usize)
-            .build();
-        let mut retries = 0;
-        let window = Window::current();
-        loop {
-            let slot = match &window {
-                Some(window) => Some(window.slot().await),
-                None => None,
-            };
-            let outcome = self.inner.chat(request.clone()).await;
-            drop(slot);
-            match outcome {
-                Ok(mut response) => {
-                    response.retries = retries;
-                    return Ok(response);
-                }
-                Err(mut error) => {
-                    let delay = match backoff.next() {
-                        Some(delay) if error.kind.is_retryable() => delay,
-                        _ => {
-                            error.retries = retries;
-                            return Err(error);
-                        }
-                    };
-                    let asked = error.kind.retry_after().map(|wait| wait.min(self.policy.max_server_wait));
-                    let waiting = window.as_ref().map(Window::wait);
-                    tokio::time::sleep(asked.map_or(delay, |asked| asked.max(delay))).await;
-                    drop(waiting);
-                    retries += 1;
-                }
+        let (outcome, retries) = retrying(&self.policy, || self.inner.chat(request.clone()), |error| &error.kind).await;
+        match outcome {
+            Ok(mut response) => {
+                response.retries = retries;
+                Ok(response)
+            }
+            Err(mut error) => {
+                error.retries = retries;
+                Err(error)
             }
         }
+    }
+}
+
+/// Calls `attempt` until it succeeds, fails in a way retrying cannot mend, or `policy`'s retries
+/// run out, and says how many retries that took. Between attempts it waits the backoff's delay,
+/// or the wait the server asked for (`kind` reads it from the error) when that is longer. The
+/// one retry loop of the providers: chat calls and remote embeddings.
+pub async fn retrying<T, E, F>(
+    policy: &RetryPolicy,
+    mut attempt: impl FnMut() -> F,
+    kind: impl Fn(&E) -> &ErrorKind,
+) -> (Result<T, E>, u32)
+where
+    F: Future<Output = Result<T, E>>,
+{
+    let mut backoff = ExponentialBuilder::default()
+        .with_min_delay(policy.min_delay)
+        .with_max_delay(policy.max_delay)
+        .with_jitter()
+        .with_max_times(policy.max_retries as usize)
+        .build();
+    let mut retries = 0;
+    let window = Window::current();
+    loop {
+        let slot = match &window {
+            Some(window) => Some(window.slot().await),
+            None => None,
+        };
+        let outcome = attempt().await;
+        drop(slot);
+        let error = match outcome {
+            Ok(value) => return (Ok(value), retries),
+            Err(error) => error,
+        };
+        let delay = match backoff.next() {
+            Some(delay) if kind(&error).is_retryable() => delay,
+            _ => return (Err(error), retries),
+        };
+        let asked = kind(&error).retry_after().map(|wait| wait.min(policy.max_server_wait));
+        let waiting = window.as_ref().map(Window::wait);
+        tokio::time::sleep(asked.map_or(delay, |asked| asked.max(delay))).await;
+        drop(waiting);
+        retries += 1;
     }
 }
 
