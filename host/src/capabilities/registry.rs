@@ -1,6 +1,7 @@
 //! The one list of capabilities. Each capability declares, in its own folder's `mod.rs`, a
 //! [`Capability`]: its Rhai namespace, the types its functions return, the guest import it
-//! answers if guests may call it, and what it records and stops when a run ends. The host reads
+//! answers if guests may call it, what it records and stops when a run ends, and what it
+//! becomes where scripts run without a run (`host check`, `test`, `api`). The host reads
 //! everything else from [`ALL`]: the engine's namespaces and types, `host api`, which
 //! capabilities a guest manifest may be granted and how a guest's call is dispatched, and the
 //! end of a run. Adding a capability is its folder plus one line here (and, where other parts
@@ -32,6 +33,10 @@ pub struct Capability {
     /// At the end of a run, however the script ended: what it stops, and what it adds to the
     /// manifest.
     pub finish: fn(&Capabilities, &mut Manifest),
+    /// Where scripts run without a run of their own (`host check`, `host test`, `host api`):
+    /// what the capability becomes so that nothing leaves the process (no network, no
+    /// programs, no downloads). Applied in [`ALL`]'s order; `None` keeps the run's.
+    pub scratch: Option<fn(&mut Capabilities)>,
 }
 
 impl std::fmt::Debug for Capability {
@@ -44,7 +49,12 @@ impl Capability {
     /// A capability scripts call through `name::` and that nothing else needs: no types of its
     /// own, no guest import, nothing to do at the end of a run.
     pub const fn script(name: &'static str, rhai: fn(&Capabilities) -> rhai::Module) -> Self {
-        Capability { name, rhai, types: |_| {}, guest: None, finish: |_, _| {} }
+        Capability { name, rhai, types: |_| {}, guest: None, finish: |_, _| {}, scratch: None }
+    }
+
+    /// This capability, becoming `scratch` where scripts run without a run.
+    pub const fn with_scratch(self, scratch: fn(&mut Capabilities)) -> Self {
+        Capability { scratch: Some(scratch), ..self }
     }
 }
 
@@ -76,6 +86,13 @@ pub static ALL: [Capability; 19] = [
 /// The capabilities a guest can be granted, in [`ALL`]'s order.
 pub fn grantable() -> impl Iterator<Item = &'static str> {
     ALL.iter().filter(|capability| capability.guest.is_some()).map(|capability| capability.name)
+}
+
+/// `capabilities` as scratch ones: each capability's [`Capability::scratch`], in order.
+pub fn to_scratch(capabilities: &mut Capabilities) {
+    for scratch in ALL.iter().filter_map(|capability| capability.scratch) {
+        scratch(capabilities);
+    }
 }
 
 /// The capability named `name`.

@@ -87,3 +87,14 @@ fn the_end_of_a_run_records_what_the_capabilities_hold_in_the_manifest() {
     assert!(manifest.models.is_empty() && manifest.guests.is_empty() && manifest.workspaces.is_empty());
     assert!(manifest.processes.programs.is_empty(), "a run that started no program records none");
 }
+
+#[test]
+fn where_scripts_run_without_a_run_capabilities_send_nothing_and_fetch_nothing() {
+    let scratch = crate::commands::scratch_capabilities(&source(""), false).expect("scratch capabilities");
+    let capabilities = &scratch.capabilities;
+    let request = crate::capabilities::http::HttpRequest::new("get", "http://127.0.0.1:9/", None, Default::default());
+    let response = capabilities.runtime.block_on(capabilities.http.send(request)).expect("a valid request");
+    assert!(!response.ok);
+    assert_eq!(response.error.as_deref(), Some("HTTP requests are not sent while checking a script"));
+    assert!(capabilities.packages.npm("left-pad@1.3.0").is_err(), "no package registry is reached");
+}

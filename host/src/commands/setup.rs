@@ -9,15 +9,13 @@ use anyhow::Context;
 use crate::capabilities::embed::{EmbedRouter, LocalEmbedder, RemoteConfig};
 use crate::capabilities::fs::{ReadPolicy, SandboxFiles};
 use crate::capabilities::html::VegaReports;
-use crate::capabilities::http::{MeteredHttp, OfflineHttp, ReqwestHttp, SharedClient};
+use crate::capabilities::http::{MeteredHttp, ReqwestHttp, SharedClient};
 use crate::capabilities::llm::carried::Seeds;
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::loopback::LocalLoopback;
-use crate::capabilities::packages::{CachedPackages, GitCache, NoPackages, NpmCache, RecordedPackages};
-use crate::capabilities::proc::{
-    Groups, LocalProcesses, MeteredProcesses, NoProcesses, Proc, ProcPolicy, ScenarioProc,
-};
+use crate::capabilities::packages::{CachedPackages, GitCache, NpmCache, RecordedPackages};
+use crate::capabilities::proc::{Groups, LocalProcesses, MeteredProcesses, Proc, ProcPolicy, ScenarioProc};
 use crate::capabilities::progress::ConsoleProgress;
 use crate::capabilities::results::RunResults;
 use crate::capabilities::run::RunInfo;
@@ -213,14 +211,6 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         units: Default::default(),
     };
     let mut capabilities = capabilities(&parts, results, info)?;
-    capabilities.http = Arc::new(OfflineHttp);
-    let nothing = MeteredProcesses::new(Arc::new(NoProcesses), capabilities.results.clone(), capabilities.log.clone());
-    let policy = ProcPolicy::new(ScenarioProc::default(), None, files.clone(), Default::default());
-    capabilities.proc = Arc::new(Proc { policy, processes: Arc::new(nothing) });
-    let settings = WorkspaceSettings { run_id: "scratch".into(), run_dir: dir.path().to_path_buf(), keep: false };
-    let git = Arc::new(ProcGit::new(capabilities.proc.clone(), runtime.handle().clone()));
-    capabilities.workspaces = Arc::new(Workspaces::new(settings, files.clone(), git));
-    capabilities.packages = Arc::new(NoPackages);
-    capabilities.reports = Arc::new(VegaReports::new(capabilities.packages.clone(), "host check"));
+    crate::capabilities::registry::to_scratch(&mut capabilities);
     Ok(Scratch { _dir: dir, _runtime: runtime, files, capabilities })
 }

@@ -271,4 +271,5 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: |_| {},
     guest: Some(|imports, _, op, input| Box::pin(wasm::call(&imports.embed, op, input))),
     finish: |capabilities, manifest| manifest.models = capabilities.embed.models_used(),
+    scratch: None,
 };

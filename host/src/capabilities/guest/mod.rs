@@ -11,4 +11,5 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: rhai::register_types,
     guest: None,
     finish: |capabilities, manifest| manifest.guests = capabilities.guests.records(),
+    scratch: None,
 };

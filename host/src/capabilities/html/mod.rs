@@ -104,6 +104,10 @@ impl HtmlReports for VegaReports {
 /// `html::` for scripts.
 pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("html", |capabilities| {
     rhai::module(capabilities.reports.clone(), capabilities.results.clone(), capabilities.log.clone())
+})
+.with_scratch(|capabilities| {
+    let packages = Arc::new(crate::capabilities::packages::NoPackages);
+    capabilities.reports = Arc::new(VegaReports::new(packages, "host check"));
 });
 
 #[cfg(test)]

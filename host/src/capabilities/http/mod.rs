@@ -275,7 +275,8 @@ pub trait Http: Send + Sync {
 /// `http::` for scripts.
 pub const CAPABILITY: super::registry::Capability = super::registry::Capability::script("http", |capabilities| {
     rhai::module(capabilities.http.clone(), capabilities.runtime.clone())
-});
+})
+.with_scratch(|capabilities| capabilities.http = std::sync::Arc::new(OfflineHttp));
 
 #[cfg(test)]
 mod tests {

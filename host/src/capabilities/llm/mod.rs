@@ -184,4 +184,5 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: |_| {},
     guest: Some(|imports, guest, op, input| Box::pin(wasm::call(imports.llm.as_ref(), guest, op, input))),
     finish: |_, _| {},
+    scratch: None,
 };

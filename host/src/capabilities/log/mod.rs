@@ -60,4 +60,5 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
         Box::pin(async move { wasm::call(imports.log.as_ref(), guest, op, input) })
     }),
     finish: |_, _| {},
+    scratch: None,
 };

@@ -32,6 +32,7 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: rhai::register_types,
     guest: None,
     finish: |_, _| {},
+    scratch: None,
 };
 
 #[cfg(test)]

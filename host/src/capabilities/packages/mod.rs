@@ -259,7 +259,8 @@ pub(crate) fn move_into_place(
 
 /// `packages::` for scripts.
 pub const CAPABILITY: super::registry::Capability =
-    super::registry::Capability::script("packages", |capabilities| rhai::module(capabilities.packages.clone()));
+    super::registry::Capability::script("packages", |capabilities| rhai::module(capabilities.packages.clone()))
+        .with_scratch(|capabilities| capabilities.packages = Arc::new(NoPackages));
 
 #[cfg(test)]
 mod tests;

@@ -354,6 +354,12 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: rhai::register_types,
     guest: None,
     finish: finish_run,
+    scratch: Some(|capabilities| {
+        let nothing =
+            MeteredProcesses::new(Arc::new(NoProcesses), capabilities.results.clone(), capabilities.log.clone());
+        let policy = ProcPolicy::new(ScenarioProc::default(), None, capabilities.files.clone(), Default::default());
+        capabilities.proc = Arc::new(Proc { policy, processes: Arc::new(nothing) });
+    }),
 };
 
 /// At the end of a run, however the script ended: nothing it started outlives the run, and the

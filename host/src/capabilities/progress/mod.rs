@@ -132,4 +132,5 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: rhai::register_types,
     guest: None,
     finish: |_, _| {},
+    scratch: None,
 };

@@ -46,4 +46,5 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: |_| {},
     guest: None,
     finish: |capabilities, manifest| manifest.units = capabilities.run.units.records(),
+    scratch: None,
 };

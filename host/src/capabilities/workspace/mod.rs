@@ -17,6 +17,13 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     types: rhai::register_types,
     guest: None,
     finish: |capabilities, manifest| manifest.workspaces = capabilities.workspaces.finish(),
+    // Over the scratch `proc` (before this in the registry's order): git cannot run.
+    scratch: Some(|capabilities| {
+        let run = &capabilities.run;
+        let settings = WorkspaceSettings { run_id: run.id.clone(), run_dir: run.dir.clone(), keep: false };
+        let git = Arc::new(ProcGit::new(capabilities.proc.clone(), capabilities.runtime.clone()));
+        capabilities.workspaces = Arc::new(Workspaces::new(settings, capabilities.files.clone(), git));
+    }),
 };
 
 #[cfg(test)]
