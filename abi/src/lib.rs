@@ -170,6 +170,12 @@ pub struct EmbedTexts {
     pub texts: Vec<String>,
 }
 
+/// `host:embed`'s answer to `texts`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbedVectors {
+    pub vectors: Vec<Vec<f32>>,
+}
+
 /// `host:llm`, operation `chat`: one completion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

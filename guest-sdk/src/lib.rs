@@ -168,15 +168,10 @@ pub mod log {
 pub mod embed {
     use crate::Failure;
 
-    #[derive(serde::Deserialize)]
-    struct Embeddings {
-        vectors: Vec<Vec<f32>>,
-    }
-
     /// One L2-normalised vector per text, in order.
     pub fn texts(texts: &[String]) -> Result<Vec<Vec<f32>>, Failure> {
         let request = abi::EmbedTexts { texts: texts.to_vec() };
-        let embeddings: Embeddings = crate::call_host(crate::ffi::EMBED, "texts", &request)?;
+        let embeddings: abi::EmbedVectors = crate::call_host(crate::ffi::EMBED, "texts", &request)?;
         Ok(embeddings.vectors)
     }
 }

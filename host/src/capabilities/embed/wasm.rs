@@ -1,8 +1,7 @@
-//! The guest import module `host:embed`: operation `texts` takes an [`EmbedRequest`] and answers
-//! its [`super::Embeddings`] (the SDK reads `vectors`), through the same router, model and
-//! on-disk cache as scripts.
+//! The guest import module `host:embed`: operation `texts` takes an [`abi::EmbedTexts`] and
+//! answers an [`abi::EmbedVectors`], through the same router, model and on-disk cache as scripts.
 
-use abi::{Failure, FailureKind};
+use abi::{EmbedTexts, EmbedVectors, Failure, FailureKind};
 use serde_json::Value;
 
 use super::{EmbedRequest, EmbedRouter};
@@ -14,7 +13,8 @@ pub async fn call(router: &EmbedRouter, op: &str, input: &[u8]) -> Result<Value,
             format!("`host:embed` has no operation `{op}`; it has `texts`"),
         ));
     }
-    let request: EmbedRequest = super::super::decode(input)?;
+    let EmbedTexts { texts } = super::super::decode(input)?;
+    let request = EmbedRequest { texts, model: None, batch: None };
     let embeddings = router.embed(request).await.map_err(|error| Failure::failed(super::super::error_chain(&error)))?;
-    super::super::encode(&embeddings)
+    super::super::encode(&EmbedVectors { vectors: embeddings.vectors })
 }
