@@ -121,7 +121,7 @@ pub struct Usage {
 }
 
 /// A model's answer and what it took.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ChatResponse {
     pub text: String,
     pub usage: Usage,

@@ -132,17 +132,7 @@ mod tests {
                 .into());
             }
             self.answered.lock().expect("lock").push(text.clone());
-            let (provider, model, call_id) = (String::new(), String::new(), String::new());
-            Ok(ChatResponse {
-                text,
-                usage: Default::default(),
-                latency_ms: 0,
-                provider,
-                model,
-                call_id,
-                cached: false,
-                retries: 0,
-            })
+            Ok(ChatResponse { text, ..ChatResponse::default() })
         }
     }
 
