@@ -6,6 +6,9 @@ pub mod flags;
 pub mod rhai;
 mod shard;
 
+#[cfg(test)]
+mod benchmark_tests;
+
 use std::path::PathBuf;
 
 use serde_json::Value;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rhai::{Array, Dynamic, EvalAltResult, Module, NativeCallContext};
+use rhai::{Array, Dynamic, EvalAltResult, FnPtr, Module, NativeCallContext};
 
 use super::RunInfo;
 use super::flags::{self, FlagSpec, FlagsError, Resolved};
@@ -165,17 +165,35 @@ share a run and `host merge` joins their tables in the order one run writes them
 merge` (see `run::reporting`) it returns all items, after checking that they are the ones the
 shards split (under `host report`, the reported run's own block). Write each unit's rows together, in unit order, so that the
 shards' tables joined are the table of one run. The manifest records each call (how many
-items, which block, their sha256).
+items, which block, their sha256). A benchmark calls it through `run::benchmark`.
 Example: `for prompt in run::shard(prompts) { answer(prompt); }`",
     )
-    .set_into_module(&mut module, move |context: NativeCallContext, items: Array| -> Result<Array> {
-        let json =
-            serde_json::to_vec(&rhai::serde::from_dynamic::<serde_json::Value>(&Dynamic::from_array(items.clone()))?)
-                .map_err(|error| format!("cannot hash the items: {error}"))?;
-        let sha256 = crate::capabilities::fs::sha256_hex(&json);
-        let range =
-            info.units.take(&info.sharding, items.len(), sha256).map_err(|error| script_error(&context, &error))?;
-        Ok(items[range].to_vec())
+    .set_into_module(&mut module, move |context: NativeCallContext, items: Array| take_units(&info, &context, items));
+
+    let info = run.clone();
+    function(
+        "benchmark",
+        &["parts: Map", "Dynamic"],
+        "
+The skeleton every benchmark fills in, so that a run, a shard of one and a report of runs
+already made (`host merge`, `host report`) all go the same way. `parts.units` (prompts, evals,
+sets, scenarios) are split as `run::shard` splits them; `parts.work` is called with this run's
+units, except in a report, whose tables are the reported runs'; then `parts.report` is called
+with the units (every unit in a merge). The report must read only the tables (`results::rows`)
+and the files the work wrote, so that a merge of shards reports exactly what one run does.
+Returns what `report` returns.
+Example: `run::benchmark(#{ units: prompts, work: |mine| answer_all(mine), report: |all| write_report(all) });`",
+    )
+    .set_into_module(&mut module, move |context: NativeCallContext, parts: rhai::Map| -> Result<Dynamic> {
+        let parts = BenchmarkParts::from_map(parts).map_err(|message| -> Box<EvalAltResult> {
+            format!("invalid parts for `run::benchmark`: {message}").into()
+        })?;
+        let units = take_units(&info, &context, parts.units)?;
+        if !matches!(info.sharding, super::Sharding::Report { .. }) {
+            // What the work returns is not kept: its results are in the tables.
+            let _: Dynamic = parts.work.call_within_context(&context, (units.clone(),))?;
+        }
+        parts.report.call_within_context::<Dynamic>(&context, (units,))
     });
 
     let info = run.clone();
@@ -207,4 +225,50 @@ Example: `let top_k = run::scenario()?.retrieval?.top_k ?? 6;`",
     });
 
     module
+}
+
+/// This run's block of `items` (see `run::shard`), recorded for the manifest.
+fn take_units(info: &RunInfo, context: &NativeCallContext, items: Array) -> Result<Array> {
+    let json =
+        serde_json::to_vec(&rhai::serde::from_dynamic::<serde_json::Value>(&Dynamic::from_array(items.clone()))?)
+            .map_err(|error| format!("cannot hash the items: {error}"))?;
+    let sha256 = crate::capabilities::fs::sha256_hex(&json);
+    let range = info.units.take(&info.sharding, items.len(), sha256).map_err(|error| script_error(context, &error))?;
+    Ok(items[range].to_vec())
+}
+
+/// What `run::benchmark` is given.
+struct BenchmarkParts {
+    units: Array,
+    work: FnPtr,
+    report: FnPtr,
+}
+
+impl BenchmarkParts {
+    fn from_map(mut parts: rhai::Map) -> std::result::Result<Self, String> {
+        let mut take =
+            |key: &str, kind: &str| parts.remove(key).ok_or_else(|| format!("`{key}` is missing; it is {kind}"));
+        let units = take("units", "the list of units of work")?;
+        let work = take("work", "a function of this run's units")?;
+        let report = take("report", "a function of the units")?;
+        let unknown: Vec<String> = parts.keys().map(|key| format!("`{key}`")).collect();
+        if !unknown.is_empty() {
+            return Err(format!("unknown {}; the parts are `units`, `work` and `report`", unknown.join(", ")));
+        }
+        let kind = |value: &Dynamic| value.type_name().to_string();
+        Ok(Self {
+            units: units
+                .clone()
+                .try_cast::<Array>()
+                .ok_or_else(|| format!("`units` must be an array, got {}", kind(&units)))?,
+            work: work
+                .clone()
+                .try_cast::<FnPtr>()
+                .ok_or_else(|| format!("`work` must be a function, got {}", kind(&work)))?,
+            report: report
+                .clone()
+                .try_cast::<FnPtr>()
+                .ok_or_else(|| format!("`report` must be a function, got {}", kind(&report)))?,
+        })
+    }
 }
