@@ -103,7 +103,10 @@ fn seeding_submits_one_job_per_session_with_namespaced_ids_dates_and_the_key() {
     let memories = server.memories();
     assert_eq!(memories.len(), 6, "one memory per sentence, once each job completed");
     assert_eq!(
-        (memories[3].session_id.as_deref().unwrap_or_default(), memories[3].reference_date.as_deref().unwrap_or_default()),
+        (
+            memories[3].session_id.as_deref().unwrap_or_default(),
+            memories[3].reference_date.as_deref().unwrap_or_default()
+        ),
         ("trial:session:s02", "2026-01-06")
     );
 
@@ -172,7 +175,10 @@ fn jobs_still_pending_at_the_deadline_end_the_run_naming_them() {
 #[test]
 fn a_submission_is_tried_three_times_then_ends_the_run_naming_the_session() {
     let server = FakeCortex::start(KEY);
-    server.fail(INGEST, vec![Fault::status(StatusCode::SERVICE_UNAVAILABLE), Fault::status(StatusCode::INTERNAL_SERVER_ERROR)]);
+    server.fail(
+        INGEST,
+        vec![Fault::status(StatusCode::SERVICE_UNAVAILABLE), Fault::status(StatusCode::INTERNAL_SERVER_ERROR)],
+    );
     let recovered = project(&server, "", "");
     run(&recovered).expect_code(0);
     assert_eq!(field(&server.seen_at(INGEST), "session_id")[..3], vec![json!("trial:session:s01"); 3]);
@@ -180,7 +186,11 @@ fn a_submission_is_tried_three_times_then_ends_the_run_naming_the_session() {
     let broken = FakeCortex::start(KEY);
     broken.fail(
         INGEST,
-        vec![Fault::status(StatusCode::INTERNAL_SERVER_ERROR), Fault::Malformed, Fault::status(StatusCode::BAD_GATEWAY)],
+        vec![
+            Fault::status(StatusCode::INTERNAL_SERVER_ERROR),
+            Fault::Malformed,
+            Fault::status(StatusCode::BAD_GATEWAY),
+        ],
     );
     let project = project(&broken, "", "");
     let outcome = run(&project);

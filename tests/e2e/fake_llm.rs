@@ -4,15 +4,16 @@
 //! (`answer to: <prompt>`), so a test can tell every answer apart; a request whose system message
 //! asks for an evaluation judge gets a verdict in a JSON code fence. A test queues loopback's
 //! faults by prompt (`fail`) or for every request (`always`), and other answers the same ways
-//! (`replies`, `always_reply`): another answer is the play's, a fault the server's.
+//! (`replies`, `always_reply`): another answer is the play's, a fault the server's. A `latency`
+//! delays every chat answer that no fault pre-empts (a `delay` fault in the log).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use host::capabilities::loopback::{self, Answer, Incoming, Play};
-use reqwest::StatusCode;
 use reqwest::Method;
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 pub use host::capabilities::loopback::Fault;
@@ -56,6 +57,8 @@ struct Script {
     always_reply: Option<String>,
     /// The key requests must send; any when `None`.
     key: Option<String>,
+    /// How long every chat answer that no fault pre-empts waits.
+    latency: Duration,
 }
 
 #[derive(Default)]
@@ -118,9 +121,9 @@ impl FakeLlm {
         self
     }
 
-    /// Answers every request after `latency` (loopback's `latency` mode).
+    /// Answers every chat request that no fault pre-empts after `latency`.
     pub fn latency(&self, latency: Duration) -> &Self {
-        self.served.set_mode(json!({"kind": "latency", "seconds": latency.as_secs_f64()}));
+        self.script().latency = latency;
         self
     }
 
@@ -156,7 +159,8 @@ const MESSAGES: &str = "/v1/messages";
 impl EchoPlay {
     /// Whether `request` sends the key this protocol asks for (the required one, when set).
     fn authorised(&self, request: &Incoming, header: &str, prefix: &str) -> bool {
-        let sent = request.headers.get(header).and_then(|value| value.to_str().ok()).and_then(|v| v.strip_prefix(prefix));
+        let sent =
+            request.headers.get(header).and_then(|value| value.to_str().ok()).and_then(|v| v.strip_prefix(prefix));
         let key = self.script.lock().expect("script").key.clone();
         sent.is_some_and(|sent| key.is_none_or(|key| key == sent))
     }
@@ -181,7 +185,8 @@ impl Play for EchoPlay {
         let prompt = prompt(request.json.as_ref().unwrap_or(&Value::Null));
         let mut script = self.script.lock().expect("script");
         let queued = script.faults.get_mut(&prompt).and_then(VecDeque::pop_front);
-        queued.or_else(|| script.always.clone())
+        let latency = (!script.latency.is_zero()).then_some(Fault::Delay(script.latency));
+        queued.or_else(|| script.always.clone()).or(latency)
     }
 
     fn answer(&self, request: &Incoming) -> Answer {

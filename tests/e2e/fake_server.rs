@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use host::capabilities::loopback::{Faults, Mode, ModeSpec, Play, RequestRecord, Server};
-use serde_json::Value;
+use host::capabilities::loopback::{Faults, Play, RequestRecord, Server};
 use tokio::runtime::Runtime;
 
 #[derive(Clone)]
 pub struct Served {
     server: Arc<Server>,
-    runtime: Arc<Runtime>,
+    /// The runtime the server's tasks run on, for as long as a handle lives.
+    _runtime: Arc<Runtime>,
 }
 
 impl Served {
@@ -20,7 +20,7 @@ impl Served {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
         let server = runtime.block_on(Server::start(play, Faults::default())).expect("the server starts");
-        Self { server, runtime: Arc::new(runtime) }
+        Self { server, _runtime: Arc::new(runtime) }
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -35,12 +35,5 @@ impl Served {
 
     pub fn most_in_flight(&self) -> usize {
         self.server.most_in_flight()
-    }
-
-    /// Switches the server's mode, as a script's `set_mode` does (`{"kind": "latency", …}`).
-    pub fn set_mode(&self, mode: Value) {
-        let spec: ModeSpec = serde_json::from_value(mode).expect("a mode");
-        let mode = Mode::new(&spec).expect("a valid mode");
-        self.runtime.block_on(self.server.set_mode(mode)).expect("the mode is set");
     }
 }

@@ -173,18 +173,30 @@ fn client_errors_bad_bodies_and_empty_answers_are_not_retried() {
 }
 
 #[test]
-fn a_body_cut_short_is_a_lost_connection_and_is_retried() {
+fn a_connection_lost_before_the_answer_is_retried() {
     let server = FakeLlm::start();
-    server.fail("cut short", vec![Fault::Cut]);
+    server.fail("cut short", vec![Fault::Reset]);
     let harness = harness(&server, CacheMode::Off, None);
     let answer = harness.chat(ask("cut short")).expect("answer after a retry");
     assert_eq!((answer.retries, answer.text.as_str()), (1, "answer to: cut short"));
 
     let broken = FakeLlm::start();
-    broken.always(Fault::Cut);
+    broken.always(Fault::Reset);
     let harness = self::harness(&broken, CacheMode::Off, None);
-    let error = harness.chat(ask("cut short")).expect_err("every attempt is cut short");
+    let error = harness.chat(ask("cut short")).expect_err("every attempt loses its connection");
     assert_eq!((error.kind.name(), error.retries), ("connection", RetryPolicy::default().max_retries));
+}
+
+#[test]
+fn a_body_cut_after_the_headers_is_an_invalid_response_and_is_not_retried() {
+    // What `transport_error` decides today: a 200 whose body breaks off is not a lost connection.
+    let server = FakeLlm::start();
+    server.fail("cut short", vec![Fault::Cut]);
+    let harness = harness(&server, CacheMode::Off, None);
+    let error = harness.chat(ask("cut short")).expect_err("the body breaks off");
+    assert_eq!((error.kind.name(), error.retries), ("invalid_response", 0));
+    assert!(error.to_string().contains("incomplete body"), "{error}");
+    assert_eq!(server.seen().len(), 1);
 }
 
 #[test]

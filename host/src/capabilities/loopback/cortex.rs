@@ -71,7 +71,8 @@ pub struct CortexPlay {
 impl CortexPlay {
     /// The play and the mode it starts in.
     pub fn new(script: CortexScript) -> Result<(Self, Mode), LoopbackError> {
-        let invalid = |field: &str, message: String| LoopbackError::Script { play: "cortex", field: field.into(), message };
+        let invalid =
+            |field: &str, message: String| LoopbackError::Script { play: "cortex", field: field.into(), message };
         let mode = Mode::new(&script.mode).map_err(|message| invalid("mode", message))?;
         if script.api_key.as_deref().is_some_and(str::is_empty) {
             return Err(invalid("api_key", "the key is empty: leave it out to let every request in".into()));
@@ -164,9 +165,9 @@ impl CortexPlay {
 
     /// Whether `request` may be answered: it sends the key, when the script gave one.
     fn authorised(&self, request: &Incoming) -> bool {
-        self.api_key.as_deref().is_none_or(|key| {
-            request.headers.get("x-api-key").and_then(|sent| sent.to_str().ok()) == Some(key)
-        })
+        self.api_key
+            .as_deref()
+            .is_none_or(|key| request.headers.get("x-api-key").and_then(|sent| sent.to_str().ok()) == Some(key))
     }
 }
 

@@ -35,6 +35,9 @@ pub enum FaultSpec {
     },
     /// Send the first piece of the answer (a stream's `message_start`), then break the connection.
     Cut { request: u64 },
+    /// Read the request, then reset the connection without an answer, as the `reset` mode does:
+    /// the client sees the connection lost before any response.
+    Reset { request: u64 },
     /// Wait this long, then answer as usual.
     Delay {
         request: u64,
@@ -52,6 +55,7 @@ impl FaultSpec {
             Self::Stall { request }
             | Self::Status { request, .. }
             | Self::Cut { request }
+            | Self::Reset { request }
             | Self::Delay { request, .. }
             | Self::Malformed { request } => *request,
         }
@@ -67,6 +71,8 @@ pub enum Fault {
     Status { status: StatusCode, retry_after: Option<u64>, code: Option<String> },
     /// The answer's first piece, then a broken connection: see [`FaultSpec::Cut`].
     Cut,
+    /// No answer, a reset connection: see [`FaultSpec::Reset`].
+    Reset,
     /// The answer after a wait: see [`FaultSpec::Delay`].
     Delay(Duration),
     /// The answer's body cut in the middle: see [`FaultSpec::Malformed`].
@@ -101,6 +107,7 @@ impl Fault {
             Self::Stall => "stall",
             Self::Status { .. } => "status",
             Self::Cut => "cut",
+            Self::Reset => "reset",
             Self::Delay(_) => "delay",
             Self::Malformed => "malformed",
         }
@@ -144,6 +151,7 @@ fn check(spec: &FaultSpec) -> Result<Fault, String> {
     Ok(match spec {
         FaultSpec::Stall { .. } => Fault::Stall,
         FaultSpec::Cut { .. } => Fault::Cut,
+        FaultSpec::Reset { .. } => Fault::Reset,
         FaultSpec::Malformed { .. } => Fault::Malformed,
         FaultSpec::Status { status, retry_after, code, .. } => {
             if code.as_deref().is_some_and(str::is_empty) {

@@ -11,7 +11,7 @@ use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::tests::{client, json_of};
-use super::{AnthropicScript, Answer, Fault, Faults, Incoming, Play, Server};
+use super::{Answer, AnthropicScript, Fault, Faults, Incoming, Play, Server};
 
 /// A play answering `{"said": <the body's "say">}`, with faults queued for what a request says.
 #[derive(Default)]
@@ -65,8 +65,11 @@ async fn a_play_picks_faults_by_what_a_request_says_and_the_server_carries_out_e
             Fault::Delay(Duration::from_millis(10)),
         ],
     );
+    play.queue("lost", vec![Fault::Reset]);
     let server = Server::start(play.clone(), Faults::default()).await.expect("the server starts");
 
+    let lost = say(&server, "lost").await.expect_err("a reset connection answers nothing");
+    assert!(!lost.is_timeout(), "{lost}");
     let limited = say(&server, "flaky").await.expect("an answer");
     assert_eq!((limited.status().as_u16(), &limited.headers()["retry-after"]), (429, &"3".parse().expect("a header")));
     assert_eq!(json_of(limited).await["code"], "slow_down");
@@ -92,6 +95,7 @@ async fn a_play_picks_faults_by_what_a_request_says_and_the_server_carries_out_e
     assert_eq!(
         log,
         [
+            (Some("reset"), None),
             (Some("status"), Some(429)),
             (Some("malformed"), Some(200)),
             (Some("cut"), Some(200)),
@@ -108,7 +112,8 @@ async fn a_numbered_fault_comes_before_the_one_a_play_would_pick() {
     let play = Arc::new(Queued::default());
     play.queue("x", vec![Fault::status(StatusCode::INTERNAL_SERVER_ERROR)]);
     let script: AnthropicScript =
-        serde_json::from_value(json!({"replies": [], "faults": [{"request": 1, "kind": "malformed"}]})).expect("a script");
+        serde_json::from_value(json!({"replies": [], "faults": [{"request": 1, "kind": "malformed"}]}))
+            .expect("a script");
     let (_, numbered) = super::anthropic::AnthropicPlay::new(script).expect("a valid script");
     let numbering = Arc::new(Numbering(play));
     let server = Server::start(numbering, numbered).await.expect("the server starts");
@@ -159,7 +164,9 @@ fn script_faults_name_what_is_wrong_with_a_status_faults_code() {
     let refused = super::anthropic::AnthropicPlay::new(script).err().map(|error| error.to_string());
     assert_eq!(
         refused.as_deref(),
-        Some("invalid script for `loopback::anthropic`: `faults[0]`: `code` is empty: leave it out for the API's usual error code")
+        Some(
+            "invalid script for `loopback::anthropic`: `faults[0]`: `code` is empty: leave it out for the API's usual error code"
+        )
     );
     let unknown: Result<AnthropicScript, _> =
         serde_json::from_value(json!({"replies": [], "faults": [{"request": 1, "kind": "malformed", "status": 500}]}));

@@ -94,13 +94,13 @@ impl Memories {
 }
 
 /// The sentences worth remembering of a conversation's user and assistant messages (`content`
-/// a string or a list of text parts), in order: each message cut by [`text::sentences`], the
-/// rule of the benchmarks' own answerer, so that a fact stated once is one memory.
+/// a string or a list of text parts), in order: each message cut by
+/// [`text::captured_sentences`], the rule the Cortex V2 benchmark's captures were made with.
 pub fn conversation_sentences(messages: &[Value]) -> Vec<String> {
     messages
         .iter()
         .filter(|message| message["role"] == "user" || message["role"] == "assistant")
-        .flat_map(|message| text::sentences(&message_text(&message["content"])))
+        .flat_map(|message| text::captured_sentences(&message_text(&message["content"])))
         .collect()
 }
 
@@ -133,7 +133,12 @@ mod tests {
         ];
         assert_eq!(
             conversation_sentences(&messages),
-            ["The deploy key rotates monthly.", "Is the cache warm?", "v1.2 ships Friday at noon", "Noted: the key rotates."]
+            [
+                "The deploy key rotates monthly.",
+                "Is the cache warm?",
+                "v1.2 ships Friday at noon",
+                "- Noted: the key rotates."
+            ]
         );
     }
 }

@@ -223,7 +223,9 @@ fn scripts_that_cannot_play_are_refused_naming_the_field() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embeddings_are_deterministic_vectors_listed_last_input_first_and_never_numbered() {
-    let server = start(json!({"replies": [{"text": "agent"}], "faults": [{"request": 1, "kind": "status", "status": 500}]})).await;
+    let server =
+        start(json!({"replies": [{"text": "agent"}], "faults": [{"request": 1, "kind": "status", "status": 500}]}))
+            .await;
     let body = json!({"model": "small", "input": ["a", "bbb"]});
     let answer = json_of(post(&server, "/v1/embeddings", &body).await).await;
     let listed: Vec<(u64, Value)> = answer["data"]

@@ -53,8 +53,9 @@ question.
 `stall` (never answered until the client leaves or the server stops), `status` with `status`
 (Anthropic's error body; `retry_after` seconds sets that header, which a 429 gets as 1 when left
 out; `code` replaces the error's type, OpenAI's code: `insufficient_quota`), `cut` (the first
-piece, a stream's `message_start`, then the connection breaks), `delay` with `seconds`, or
-`malformed` (a 200 with the first half of the body, sent as if whole). Streams as Claude Code
+piece, a stream's `message_start`, then the connection breaks), `reset` (the connection is
+reset before any answer), `delay` with `seconds`, or `malformed` (a 200 with the first half of
+the body, sent as if whole). Streams as Claude Code
 asks (`stream: true`); answers `/v1/messages/count_tokens`; any other path is a 404. Ids and
 token counts depend only on the request. The server stops when the run ends.
 Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
@@ -121,11 +122,10 @@ hold, ties in the order stored, at most `top_k` (or `limit`; 10): `#{ results: [
 content, score, type: \"FACT\", source, session_id, confidence: 0.9, metadata: #{ tier:
 \"episodic\", node } }] }` and `#{ memories: [#{ content, score }] }`.
 `POST /v1/jobs/ingest/conversation` answers `#{ job_id: \"job-<n>\", status: \"queued\" }`; when
-the job completes, each sentence of its user and assistant `messages` (cut as `text::sentences`
-cuts: at new lines and after `. `, `! `, `? ` before a capital, a digit or a backtick; bullets
-dropped; 12 characters or more) becomes a memory (`cap-1`, `cap-2`, …, source `capture`, the
-request's `session_id` and `reference_date`). Errors are `#{ error: message }`; other paths are
-a 404. The server stops when the run ends.
+the job completes, each sentence of its user and assistant `messages` (cut at new lines and
+after `. `, `! `, `? `; 12 characters or more) becomes a memory (`cap-1`, `cap-2`, …, source
+`capture`, the request's `session_id` and `reference_date`). Errors are `#{ error: message }`;
+other paths are a 404. The server stops when the run ends.
 Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `memories()`, `stop()`.
 Example: `let cortex = loopback::cortex(#{ facts: [\"The deploy key rotates every month.\"], mode: #{ kind: \"status\", status: 503, paths: [\"/v1/retrieve\"] } });`",
     )

@@ -236,23 +236,19 @@ async fn handle(
         shared.log.update(incoming.seq, |record| record.mode = treatment.kind());
     }
     match treatment {
-        Treatment::Ok => faulted(&shared, &incoming, numbers.numbered).await,
+        Treatment::Ok => faulted(&shared, &incoming, numbers.numbered, &connection).await,
         Treatment::Latency(wait) => delayed(&shared, &incoming, wait).await,
         Treatment::Status(status) => failed(&shared, incoming.seq, status, None, None),
         // Under `refuse`, a request can only come on a connection accepted just before the
         // close; it is reset as the close broke the others.
-        Treatment::Reset | Treatment::Refuse => {
-            shared.log.end(incoming.seq, |_| ());
-            connection.reset();
-            held(&shared).await
-        }
+        Treatment::Reset | Treatment::Refuse => reset(&shared, incoming.seq, &connection).await,
         Treatment::Hang => held(&shared).await,
     }
 }
 
 /// A request the mode leaves alone: answered, unless a numbered fault or one the play picks
 /// intervenes.
-async fn faulted(shared: &Shared, incoming: &Incoming, number: Option<u64>) -> Response {
+async fn faulted(shared: &Shared, incoming: &Incoming, number: Option<u64>, connection: &Connection) -> Response {
     let numbered = number.and_then(|number| shared.faults.get(number));
     let Some(fault) = numbered.or_else(|| shared.play.fault(incoming)) else {
         return answer(shared, incoming, Sending::Whole);
@@ -264,9 +260,17 @@ async fn faulted(shared: &Shared, incoming: &Incoming, number: Option<u64>) -> R
         Fault::Status { status, retry_after, code } => {
             failed(shared, incoming.seq, status, retry_after, code.as_deref())
         }
+        Fault::Reset => reset(shared, incoming.seq, connection).await,
         Fault::Stall => held(shared).await,
         Fault::Delay(wait) => delayed(shared, incoming, wait).await,
     }
+}
+
+/// Resets the connection without an answer.
+async fn reset(shared: &Shared, seq: u64, connection: &Connection) -> Response {
+    shared.log.end(seq, |_| ());
+    connection.reset();
+    held(shared).await
 }
 
 /// Never answers: the connection breaks at the stop (or a `refuse`, or its reset), so the
