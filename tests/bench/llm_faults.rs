@@ -12,11 +12,15 @@
 #[path = "../e2e/fake_llm.rs"]
 #[allow(dead_code, reason = "the fake serves the tests too; the bench uses part of it")]
 mod fake_llm;
+#[path = "../e2e/fake_server.rs"]
+#[allow(dead_code, reason = "the fake serves the tests too; the bench uses part of it")]
+mod fake_server;
 
 use std::process::Command;
 use std::time::Duration;
 
 use fake_llm::{FakeLlm, Fault};
+use reqwest::StatusCode;
 
 const CALLS: usize = 400;
 const CONCURRENCY: usize = 16;
@@ -32,16 +36,16 @@ fn main() {
         slot_seconds += LATENCY_S;
         match i % 10 {
             0 => {
-                llm.fail(&prompt, vec![Fault::RetryAfter { status: 429, seconds: 1 }]);
+                llm.fail(&prompt, vec![Fault::status(StatusCode::TOO_MANY_REQUESTS).retry_after(1)]);
                 slot_seconds += 1.0;
             }
             1 => {
-                llm.fail(&prompt, vec![Fault::Status(500)]);
+                llm.fail(&prompt, vec![Fault::status(StatusCode::INTERNAL_SERVER_ERROR)]);
                 // The first retry's least delay (RetryPolicy's min_delay).
                 slot_seconds += 0.5;
             }
             2 => {
-                llm.fail(&prompt, vec![Fault::Hang(Duration::from_secs(6))]);
+                llm.fail(&prompt, vec![Fault::Delay(Duration::from_secs(6))]);
                 slot_seconds += TIMEOUT_S;
             }
             _ => {}

@@ -10,6 +10,9 @@
 #[path = "../e2e/fake_llm.rs"]
 #[allow(dead_code, reason = "the benchmark uses only part of the fake server")]
 mod fake_llm;
+#[path = "../e2e/fake_server.rs"]
+#[allow(dead_code, reason = "the benchmark uses only part of the fake server")]
+mod fake_server;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,7 @@
 //! `scripts/lib/cortex/http.rhai` and the `http::` and `time::` capabilities under it, through
 //! the real binary against `fake_cortex.rs`, faults included.
 
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::fake_cortex::{FakeCortex, Fault, INGEST, JOB, KNOWLEDGE, REFLECT, RETRIEVE, WARMUP};
@@ -94,12 +95,18 @@ fn seeding_submits_one_job_per_session_with_namespaced_ids_dates_and_the_key() {
         ingests[0].body["messages"][1],
         json!({"role": "assistant", "content": "Noted: port 4000 and Fastify!"})
     );
-    assert!(server.seen().iter().all(|seen| seen.headers["x-api-key"] == KEY), "every request carries the key");
+    assert!(
+        server.seen().iter().all(|seen| seen.key_present && seen.status != Some(401)),
+        "every request carries the key (the play answers 401 to any other)"
+    );
     assert!(ingests.iter().all(|seen| seen.method == "POST"));
     let memories = server.memories();
     assert_eq!(memories.len(), 6, "one memory per sentence, once each job completed");
     assert_eq!(
-        (memories[3].session_id.as_str(), memories[3].reference_date.as_deref().unwrap_or_default()),
+        (
+            memories[3].session_id.as_deref().unwrap_or_default(),
+            memories[3].reference_date.as_deref().unwrap_or_default()
+        ),
         ("trial:session:s02", "2026-01-06")
     );
 
@@ -168,13 +175,23 @@ fn jobs_still_pending_at_the_deadline_end_the_run_naming_them() {
 #[test]
 fn a_submission_is_tried_three_times_then_ends_the_run_naming_the_session() {
     let server = FakeCortex::start(KEY);
-    server.fail(INGEST, vec![Fault::Status(503), Fault::Status(500)]);
+    server.fail(
+        INGEST,
+        vec![Fault::status(StatusCode::SERVICE_UNAVAILABLE), Fault::status(StatusCode::INTERNAL_SERVER_ERROR)],
+    );
     let recovered = project(&server, "", "");
     run(&recovered).expect_code(0);
     assert_eq!(field(&server.seen_at(INGEST), "session_id")[..3], vec![json!("trial:session:s01"); 3]);
 
     let broken = FakeCortex::start(KEY);
-    broken.fail(INGEST, vec![Fault::Status(500), Fault::Malformed, Fault::Status(502)]);
+    broken.fail(
+        INGEST,
+        vec![
+            Fault::status(StatusCode::INTERNAL_SERVER_ERROR),
+            Fault::Malformed,
+            Fault::status(StatusCode::BAD_GATEWAY),
+        ],
+    );
     let project = project(&broken, "", "");
     let outcome = run(&project);
     outcome.expect_code(2);
@@ -185,7 +202,8 @@ fn a_submission_is_tried_three_times_then_ends_the_run_naming_the_session() {
 #[test]
 fn a_retrieve_that_fails_hangs_or_garbles_is_a_failure_and_the_script_goes_on() {
     let server = FakeCortex::start(KEY);
-    server.fail(RETRIEVE, vec![Fault::Status(500), Fault::Hang(std::time::Duration::from_secs(3)), Fault::Malformed]);
+    let hang = Fault::Delay(std::time::Duration::from_secs(3));
+    server.fail(RETRIEVE, vec![Fault::status(StatusCode::INTERNAL_SERVER_ERROR), hang, Fault::Malformed]);
     let project = project(&server, "timeout_s: 0.3,", "");
     run(&project).expect_code(0);
     let retrievals = output(&project, "retrievals.json");
@@ -212,7 +230,7 @@ fn a_retrieved_row_keeps_every_field_the_api_sends_its_metadata_too() {
         .expect("a retrieval with a row");
     let mut keys: Vec<&str> = row.as_object().expect("a row").keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["confidence", "content", "metadata", "node_id", "score", "source", "type"]);
+    assert_eq!(keys, ["confidence", "content", "metadata", "node_id", "score", "session_id", "source", "type"]);
     assert_eq!(row["metadata"]["tier"], "episodic", "--debug-report writes what the API sent: {row}");
 }
 
@@ -231,7 +249,7 @@ fn a_wrong_api_key_is_a_401_failure_for_retrieve() {
 #[test]
 fn a_failing_reflect_is_a_warning_and_the_run_goes_on() {
     let server = FakeCortex::start(KEY);
-    server.fail(REFLECT, vec![Fault::Status(500)]);
+    server.fail(REFLECT, vec![Fault::status(StatusCode::INTERNAL_SERVER_ERROR)]);
     let project = project(&server, "", "");
     let outcome = run(&project);
     outcome.expect_code(0);
@@ -259,7 +277,7 @@ fn query_type_is_combined_unless_asked_to_follow_the_category() {
 #[test]
 fn http_calls_has_one_row_per_request_and_never_the_key_or_a_query_string() {
     let server = FakeCortex::start(KEY);
-    server.fail(RETRIEVE, vec![Fault::Status(500)]);
+    server.fail(RETRIEVE, vec![Fault::status(StatusCode::INTERNAL_SERVER_ERROR)]);
     let probe = r#"let probe = http::get(memory.config.base_url + "/v1/knowledge?token=QUERY-SECRET", #{ headers: #{ "x-api-key": memory.config.api_key } });"#;
     let project = project(&server, "", probe);
     let outcome = run(&project);

@@ -347,7 +347,10 @@ fn fast_scenario(folder: &Path) -> String {
 fn with_keys_every_role_is_an_llm_and_cortex_is_the_http_api_seeded_and_queried() {
     let llm = crate::fake_llm::FakeLlm::start();
     let cortex = crate::fake_cortex::FakeCortex::start("cortex-key-SECRET");
-    cortex.fail(crate::fake_cortex::RETRIEVE, vec![crate::fake_cortex::Fault::Status(500)]);
+    cortex.fail(
+        crate::fake_cortex::RETRIEVE,
+        vec![crate::fake_cortex::Fault::status(reqwest::StatusCode::INTERNAL_SERVER_ERROR)],
+    );
     let folder = tempfile::tempdir().expect("temporary directory");
     let scenario = fast_scenario(folder.path());
     let run = folder.path().join("run");
@@ -417,7 +420,10 @@ fn with_keys_every_role_is_an_llm_and_cortex_is_the_http_api_seeded_and_queried(
 #[test]
 fn a_run_where_more_than_5_percent_of_cortex_calls_fail_is_marked_invalid() {
     let cortex = crate::fake_cortex::FakeCortex::start("k");
-    cortex.fail(crate::fake_cortex::RETRIEVE, vec![crate::fake_cortex::Fault::Status(503); 4]);
+    cortex.fail(
+        crate::fake_cortex::RETRIEVE,
+        vec![crate::fake_cortex::Fault::status(reqwest::StatusCode::SERVICE_UNAVAILABLE); 4],
+    );
     let folder = tempfile::tempdir().expect("temporary directory");
     let scenario = fast_scenario(folder.path());
     let run = folder.path().join("run");
@@ -499,12 +505,12 @@ fn rejudging_a_run_with_the_same_judge_agrees_exactly_and_a_jsonl_file_can_be_re
 
 #[test]
 fn an_unparsable_verdict_is_asked_for_once_more_and_then_counted_as_a_failed_pass() {
-    use crate::fake_llm::{FakeLlm, Fault};
+    use crate::fake_llm::FakeLlm;
     let llm = FakeLlm::start();
     let retried = "Question: Which port?\n\nGround Truth: Port 4000\n\nAI Response: retried";
     let failing = "Question: Which port?\n\nGround Truth: Port 4000\n\nAI Response: failing";
-    llm.fail(retried, vec![Fault::Reply("I think it deserves a 3.".into())]);
-    llm.fail(failing, vec![Fault::Reply("no verdict".into()), Fault::Reply("still none".into())]);
+    llm.replies(retried, &["I think it deserves a 3."]);
+    llm.replies(failing, &["no verdict", "still none"]);
     let project = crate::support::TempProject::new();
     project.with_libraries(&["cortex/judge", "cortex/prompts", "templates"]).with_folder("scenarios/prompts/cortex");
     project.write(

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use host::capabilities::loopback::{LocalLoopback, Loopback, OpenAiScript, Server};
 
-use crate::fake_llm::{FakeLlm, Fault};
+use crate::fake_llm::FakeLlm;
 use crate::support::{duckdb, host_in_with, offline_run, repo_root, table};
 
 fn rows(sql: &str) -> Value {
@@ -165,7 +165,7 @@ fn with_a_remote_model(phase: &str, replies: Value, verdict: &str, keys: [&str; 
         serde_json::from_value(json!({ "models": ["gpt-remote"], "replies": replies })).expect("a model script");
     let model = runtime.block_on(loopback.openai(script)).expect("the model server");
     let judge = FakeLlm::start();
-    judge.always(Fault::Reply(verdict.to_string()));
+    judge.always_reply(verdict);
 
     let dir = tempfile::tempdir().expect("temporary directory");
     let run = dir.path().join("run");

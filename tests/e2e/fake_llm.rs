@@ -1,182 +1,232 @@
-//! A real HTTP server on loopback that plays both LLM providers: OpenAI-compatible Chat
-//! Completions at `/v1/chat/completions` and Anthropic Messages at `/v1/messages`, with scripted
-//! faults. Answers echo the last user message, so a test can tell every answer apart; a request
-//! whose system message asks for an evaluation judge gets a verdict in a JSON code fence.
+//! A model on loopback that plays both LLM providers, OpenAI-compatible Chat Completions at
+//! `/v1/chat/completions` (and loopback's `/v1/embeddings`) and Anthropic Messages at
+//! `/v1/messages`: a test's play on host's loopback server. Answers echo the last user message
+//! (`answer to: <prompt>`), so a test can tell every answer apart; a request whose system message
+//! asks for an evaluation judge gets a verdict in a JSON code fence. A test queues loopback's
+//! faults by prompt (`fail`) or for every request (`always`), and other answers the same ways
+//! (`replies`, `always_reply`): another answer is the play's, a fault the server's. A `latency`
+//! delays every chat answer that no fault pre-empts (a `delay` fault in the log).
 
-use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use host::capabilities::loopback::{self, Answer, Incoming, Play};
+use reqwest::Method;
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-/// What the server does with one request, instead of answering.
-#[derive(Debug, Clone)]
-pub enum Fault {
-    Status(u16),
-    RetryAfter {
-        status: u16,
-        seconds: u64,
-    },
-    /// Wait this long before answering normally (longer than the client's timeout).
-    Hang(Duration),
-    Malformed,
-    Truncated,
-    EmptyContent,
-    Quota,
-    /// Answer normally, but with this text as the reply.
-    Reply(String),
-}
+pub use host::capabilities::loopback::Fault;
+
+use crate::fake_server::Served;
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
 pub struct Seen {
     pub path: String,
-    pub headers: HeaderMap,
+    /// The headers loopback's log keeps (`anthropic-version`, `user-agent`, …), never a key.
+    pub headers: BTreeMap<String, String>,
+    /// Whether an `authorization` or `x-api-key` header was sent.
+    pub key_present: bool,
+    /// What was answered; `None` when nothing was (a request given up).
+    pub status: Option<u16>,
     pub body: Value,
+    /// The last message's text.
     pub prompt: String,
+}
+
+/// OpenAI's error for exhausted credit: a 429 with the code `insufficient_quota`.
+pub fn quota() -> Fault {
+    Fault::status(StatusCode::TOO_MANY_REQUESTS).code("insufficient_quota")
+}
+
+/// The vector the fake server returns for `text`: loopback's.
+pub fn fake_embedding(text: &str) -> Vec<f32> {
+    loopback::embedding(text)
 }
 
 #[derive(Default)]
 struct Script {
     /// Faults to serve, in order, for requests whose last message is the key; then answers.
-    faults: HashMap<String, Vec<Fault>>,
-    /// Faults for every request (used after per-prompt ones run out).
+    faults: HashMap<String, VecDeque<Fault>>,
+    /// The fault for every request, once the prompt's own ran out.
     always: Option<Fault>,
+    /// Texts to answer with, in order, for requests whose last message is the key.
+    replies: HashMap<String, VecDeque<String>>,
+    /// The text of every answer, once the prompt's own ran out.
+    always_reply: Option<String>,
+    /// The key requests must send; any when `None`.
+    key: Option<String>,
+    /// How long every chat answer that no fault pre-empts waits.
     latency: Duration,
-    seen: Vec<Seen>,
-    in_flight: usize,
-    most_in_flight: usize,
+}
+
+#[derive(Default)]
+struct EchoPlay {
+    script: Mutex<Script>,
 }
 
 #[derive(Clone)]
 pub struct FakeLlm {
-    pub address: SocketAddr,
-    script: Arc<Mutex<Script>>,
+    served: Served,
+    play: Arc<EchoPlay>,
 }
 
 impl FakeLlm {
-    /// Starts the server on a background thread; it lives until the test process ends.
+    /// Starts the server; it stops when the last clone is dropped.
     pub fn start() -> Self {
-        let script = Arc::new(Mutex::new(Script::default()));
-        let state = script.clone();
-        let (ready, address) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime =
-                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
-                ready.send(listener.local_addr().expect("address")).expect("report address");
-                let app = Router::new()
-                    .route("/v1/chat/completions", post(openai))
-                    .route("/v1/messages", post(anthropic))
-                    .route("/v1/embeddings", post(embeddings))
-                    .with_state(state);
-                axum::serve(listener, app).await.expect("serve");
-            });
-        });
-        FakeLlm { address: address.recv().expect("server address"), script }
+        let play = Arc::new(EchoPlay::default());
+        FakeLlm { served: Served::start(play.clone()), play }
     }
 
     pub fn openai_base(&self) -> String {
-        format!("http://{}/v1", self.address)
+        format!("{}/v1", self.served.url())
     }
 
     pub fn anthropic_base(&self) -> String {
-        format!("http://{}", self.address)
+        self.served.url()
+    }
+
+    fn script(&self) -> std::sync::MutexGuard<'_, Script> {
+        self.play.script.lock().expect("script")
     }
 
     /// Serves `faults` in order to requests whose last message is `prompt`, then answers.
     pub fn fail(&self, prompt: &str, faults: Vec<Fault>) -> &Self {
-        self.script.lock().expect("script").faults.insert(prompt.to_string(), faults);
+        self.script().faults.insert(prompt.to_string(), faults.into());
         self
     }
 
+    /// Serves `fault` to every request whose prompt has no fault of its own left.
     pub fn always(&self, fault: Fault) -> &Self {
-        self.script.lock().expect("script").always = Some(fault);
+        self.script().always = Some(fault);
         self
     }
 
+    /// Answers requests whose last message is `prompt` with `texts` in order, then echoes.
+    pub fn replies(&self, prompt: &str, texts: &[&str]) -> &Self {
+        self.script().replies.insert(prompt.to_string(), texts.iter().map(|text| text.to_string()).collect());
+        self
+    }
+
+    /// Answers every request whose prompt has no reply of its own left with `text`.
+    pub fn always_reply(&self, text: &str) -> &Self {
+        self.script().always_reply = Some(text.to_string());
+        self
+    }
+
+    /// Answers 401 to requests that do not send `key`.
+    pub fn require_key(&self, key: &str) -> &Self {
+        self.script().key = Some(key.to_string());
+        self
+    }
+
+    /// Answers every chat request that no fault pre-empts after `latency`.
     pub fn latency(&self, latency: Duration) -> &Self {
-        self.script.lock().expect("script").latency = latency;
+        self.script().latency = latency;
         self
     }
 
     /// The most requests the server was answering at one time.
     pub fn most_in_flight(&self) -> usize {
-        self.script.lock().expect("script").most_in_flight
+        self.served.most_in_flight()
     }
 
     pub fn seen(&self) -> Vec<Seen> {
-        self.script.lock().expect("script").seen.clone()
+        self.served
+            .requests()
+            .into_iter()
+            .map(|record| Seen {
+                prompt: prompt(&record.body),
+                path: record.path,
+                headers: record.headers,
+                key_present: record.key_present,
+                status: record.status,
+                body: record.body,
+            })
+            .collect()
     }
 }
 
-type Shared = Arc<Mutex<Script>>;
-
-/// The vector the fake server returns for `text`: its length and its first byte.
-pub fn fake_embedding(text: &str) -> Vec<f32> {
-    vec![text.len() as f32, f32::from(text.bytes().next().unwrap_or(0)), 1.0]
+/// The last message's text.
+fn prompt(body: &Value) -> String {
+    body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("").to_string()
 }
 
-/// OpenAI's `/embeddings`, answering with the items in reverse order, as a server may.
-async fn embeddings(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    script.lock().expect("script").seen.push(Seen {
-        path: "/v1/embeddings".into(),
-        headers,
-        body: body.clone(),
-        prompt: String::new(),
-    });
-    let inputs: Vec<String> =
-        body["input"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
-    let data: Vec<Value> = inputs
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": fake_embedding(text)}))
-        .collect();
-    axum::Json(json!({"object": "list", "data": data, "model": body["model"]})).into_response()
-}
+const COMPLETIONS: &str = "/v1/chat/completions";
+const MESSAGES: &str = "/v1/messages";
 
-async fn openai(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    if !headers.get("authorization").and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("Bearer ")) {
-        return (StatusCode::UNAUTHORIZED, "missing bearer key").into_response();
+impl EchoPlay {
+    /// Whether `request` sends the key this protocol asks for (the required one, when set).
+    fn authorised(&self, request: &Incoming, header: &str, prefix: &str) -> bool {
+        let sent =
+            request.headers.get(header).and_then(|value| value.to_str().ok()).and_then(|v| v.strip_prefix(prefix));
+        let key = self.script.lock().expect("script").key.clone();
+        sent.is_some_and(|sent| key.is_none_or(|key| key == sent))
     }
-    respond(script, "/v1/chat/completions", headers, body, |prompt, body| {
-        json!({
-            "id": "chatcmpl-fake",
-            "object": "chat.completion",
-            "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply_text(prompt, body)}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt.len(), "completion_tokens": 5, "total_tokens": prompt.len() + 5}
-        })
-    })
-    .await
+
+    /// The text answering `prompt`: a queued or standing reply, else the echo or the verdict.
+    fn text(&self, prompt: &str, body: &Value) -> String {
+        let mut script = self.script.lock().expect("script");
+        let queued = script.replies.get_mut(prompt).and_then(VecDeque::pop_front);
+        queued.or_else(|| script.always_reply.clone()).unwrap_or_else(|| reply_text(prompt, body))
+    }
 }
 
-async fn anthropic(State(script): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    if headers.get("x-api-key").is_none() || headers.get("anthropic-version").is_none() {
-        return (StatusCode::UNAUTHORIZED, "missing x-api-key or anthropic-version").into_response();
+impl Play for EchoPlay {
+    fn numbered(&self, _method: &Method, _path: &str) -> bool {
+        false
     }
-    respond(script, "/v1/messages", headers, body, |prompt, body| {
-        json!({
-            "id": "msg_fake",
-            "type": "message",
-            "role": "assistant",
-            "model": body["model"],
-            "content": [{"type": "text", "text": format!("answer to: {prompt}")}],
-            "stop_reason": "end_turn",
-            "usage": {"input_tokens": prompt.len(), "output_tokens": 5}
-        })
-    })
-    .await
+
+    fn fault(&self, request: &Incoming) -> Option<Fault> {
+        if ![COMPLETIONS, MESSAGES].contains(&request.path.as_str()) {
+            return None;
+        }
+        let prompt = prompt(request.json.as_ref().unwrap_or(&Value::Null));
+        let mut script = self.script.lock().expect("script");
+        let queued = script.faults.get_mut(&prompt).and_then(VecDeque::pop_front);
+        let latency = (!script.latency.is_zero()).then_some(Fault::Delay(script.latency));
+        queued.or_else(|| script.always.clone()).or(latency)
+    }
+
+    fn answer(&self, request: &Incoming) -> Answer {
+        let body = request.json.clone().unwrap_or(Value::Null);
+        let prompt = prompt(&body);
+        match (&request.method, request.path.as_str()) {
+            (&Method::POST, COMPLETIONS) if !self.authorised(request, "authorization", "Bearer ") => {
+                self.error(StatusCode::UNAUTHORIZED, "missing bearer key", None)
+            }
+            (&Method::POST, COMPLETIONS) => Answer::json(
+                StatusCode::OK,
+                &json!({
+                    "id": "chatcmpl-fake", "object": "chat.completion", "model": body["model"],
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": self.text(&prompt, &body)},
+                        "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": prompt.len(), "completion_tokens": 5, "total_tokens": prompt.len() + 5}
+                }),
+            ),
+            (&Method::POST, MESSAGES)
+                if !self.authorised(request, "x-api-key", "") || !request.headers.contains_key("anthropic-version") =>
+            {
+                self.error(StatusCode::UNAUTHORIZED, "missing x-api-key or anthropic-version", None)
+            }
+            (&Method::POST, MESSAGES) => Answer::json(
+                StatusCode::OK,
+                &json!({
+                    "id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
+                    "content": [{"type": "text", "text": self.text(&prompt, &body)}], "stop_reason": "end_turn",
+                    "usage": {"input_tokens": prompt.len(), "output_tokens": 5}
+                }),
+            ),
+            (&Method::POST, "/v1/embeddings") => loopback::embeddings(request),
+            (method, path) => self.error(StatusCode::NOT_FOUND, &format!("no route for {method} {path}"), None),
+        }
+    }
+
+    fn error(&self, status: StatusCode, message: &str, code: Option<&str>) -> Answer {
+        let kind = code.unwrap_or(if status.is_server_error() { "server_error" } else { "invalid_request_error" });
+        Answer::json(status, &json!({"error": {"message": message, "type": kind, "code": code}}))
+    }
 }
 
 /// What the fake model says: a judge verdict (score 2 when the answer repeats the question's ground
@@ -190,80 +240,4 @@ fn reply_text(prompt: &str, body: &Value) -> String {
         return format!("Here is my verdict:\n```json\n{{\"score\": {score}, \"rationale\": \"fake judge\"}}\n```");
     }
     format!("answer to: {prompt}")
-}
-
-async fn respond(
-    script: Shared,
-    path: &str,
-    headers: HeaderMap,
-    body: Bytes,
-    answer: impl Fn(&str, &Value) -> Value,
-) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let prompt = body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("")
-        .to_string();
-    let (fault, latency) = {
-        let mut script = script.lock().expect("script");
-        script.seen.push(Seen {
-            path: path.to_string(),
-            headers: headers.clone(),
-            body: body.clone(),
-            prompt: prompt.clone(),
-        });
-        let queued = script.faults.get_mut(&prompt).and_then(|faults| (!faults.is_empty()).then(|| faults.remove(0)));
-        script.in_flight += 1;
-        script.most_in_flight = script.most_in_flight.max(script.in_flight);
-        (queued.or_else(|| script.always.clone()), script.latency)
-    };
-    tokio::time::sleep(latency).await;
-    script.lock().expect("script").in_flight -= 1;
-    let content = answer(&prompt, &body);
-    match fault {
-        None => (StatusCode::OK, axum::Json(content)).into_response(),
-        Some(Fault::Reply(text)) => {
-            let mut content = content;
-            content["choices"][0]["message"]["content"] = Value::String(text.clone());
-            content["content"] = json!([{"type": "text", "text": text}]);
-            (StatusCode::OK, axum::Json(content)).into_response()
-        }
-        Some(Fault::Status(status)) => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            (status, axum::Json(json!({"error": {"message": "scripted failure", "type": "server_error"}})))
-                .into_response()
-        }
-        Some(Fault::RetryAfter { status, seconds }) => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::TOO_MANY_REQUESTS);
-            let body = json!({"error": {"message": "rate limited", "code": "rate_limit_exceeded"}});
-            (status, [("retry-after", seconds.to_string())], axum::Json(body)).into_response()
-        }
-        Some(Fault::Hang(wait)) => {
-            tokio::time::sleep(wait).await;
-            (StatusCode::OK, axum::Json(content)).into_response()
-        }
-        Some(Fault::Malformed) => {
-            (StatusCode::OK, [("content-type", "application/json")], "{\"choices\": [").into_response()
-        }
-        Some(Fault::Truncated) => {
-            let start = Bytes::from_static(b"{\"choices\": [{\"message\": {\"content\": \"cut");
-            let chunks: Vec<Result<Bytes, std::io::Error>> =
-                vec![Ok(start), Err(std::io::Error::other("connection lost"))];
-            Response::builder()
-                .status(StatusCode::OK)
-                .header("content-type", "application/json")
-                .body(Body::from_stream(futures::stream::iter(chunks)))
-                .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-        }
-        Some(Fault::EmptyContent) => {
-            let body = json!({"choices": [{"message": {"role": "assistant", "content": ""}}], "content": []});
-            (StatusCode::OK, axum::Json(body)).into_response()
-        }
-        Some(Fault::Quota) => {
-            let body = json!({"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}});
-            (StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response()
-        }
-    }
 }

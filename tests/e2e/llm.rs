@@ -12,7 +12,9 @@ use host::capabilities::results::RunResults;
 use host::console::{Console, Style};
 use serde_json::{Value, json};
 
-use crate::fake_llm::{FakeLlm, Fault};
+use reqwest::StatusCode;
+
+use crate::fake_llm::{FakeLlm, Fault, quota};
 use crate::support::{TempProject, duckdb};
 
 const FAKE_KEY: &str = "sk-host-test-SECRET-7f3a9c";
@@ -84,6 +86,7 @@ impl Harness {
 #[test]
 fn both_protocols_round_trip_with_their_own_headers() {
     let server = FakeLlm::start();
+    server.require_key(FAKE_KEY);
     let harness = harness(&server, CacheMode::Off, None);
     let openai = harness.chat(ask("hello")).expect("openai answer");
     assert_eq!(
@@ -96,7 +99,8 @@ fn both_protocols_round_trip_with_their_own_headers() {
     assert_eq!((anthropic.text.as_str(), anthropic.model.as_str()), ("answer to: bonjour", "claude-haiku-4-5"));
 
     let seen = server.seen();
-    assert_eq!(seen[0].headers["authorization"], format!("Bearer {FAKE_KEY}").as_str());
+    // The server answers 401 to any key but FAKE_KEY, sent as the protocol asks.
+    assert!(seen.iter().all(|seen| seen.key_present && seen.status == Some(200)));
     assert_eq!(seen[0].body["messages"][0], json!({"role": "system", "content": "be brief"}));
     assert_eq!((seen[0].body["temperature"].clone(), seen[0].body["max_tokens"].clone()), (json!(0.0), json!(1024)));
     assert_eq!(seen[1].path, "/v1/messages");
@@ -127,7 +131,7 @@ fn no_more_requests_than_the_provider_limit_are_in_flight() {
 #[test]
 fn retry_after_is_honoured_before_the_retry() {
     let server = FakeLlm::start();
-    server.fail("slow down", vec![Fault::RetryAfter { status: 429, seconds: 1 }]);
+    server.fail("slow down", vec![Fault::status(StatusCode::TOO_MANY_REQUESTS).retry_after(1)]);
     let harness = harness(&server, CacheMode::Off, None);
     let started = Instant::now();
     let answer = harness.chat(ask("slow down")).expect("answer after one retry");
@@ -139,7 +143,12 @@ fn retry_after_is_honoured_before_the_retry() {
 #[test]
 fn server_errors_and_hangs_are_retried_until_an_answer_comes() {
     let server = FakeLlm::start();
-    server.fail("flaky", vec![Fault::Status(500), Fault::Status(503), Fault::Hang(Duration::from_secs(5))]);
+    let flaky = vec![
+        Fault::status(StatusCode::INTERNAL_SERVER_ERROR),
+        Fault::status(StatusCode::SERVICE_UNAVAILABLE),
+        Fault::Delay(Duration::from_secs(5)),
+    ];
+    server.fail("flaky", flaky);
     let harness = harness(&server, CacheMode::Off, None);
     let mut request = ask("flaky");
     request.timeout_s = Some(0.5);
@@ -151,9 +160,9 @@ fn server_errors_and_hangs_are_retried_until_an_answer_comes() {
 #[test]
 fn client_errors_bad_bodies_and_empty_answers_are_not_retried() {
     let server = FakeLlm::start();
-    server.fail("bad request", vec![Fault::Status(400)]);
+    server.fail("bad request", vec![Fault::status(StatusCode::BAD_REQUEST)]);
     server.fail("garbled", vec![Fault::Malformed]);
-    server.fail("silent", vec![Fault::EmptyContent]);
+    server.replies("silent", &[""]);
     let harness = harness(&server, CacheMode::Off, None);
     let kinds: Vec<&str> = ["bad request", "garbled", "silent"]
         .into_iter()
@@ -164,24 +173,36 @@ fn client_errors_bad_bodies_and_empty_answers_are_not_retried() {
 }
 
 #[test]
-fn a_body_cut_short_is_a_lost_connection_and_is_retried() {
+fn a_connection_lost_before_the_answer_is_retried() {
     let server = FakeLlm::start();
-    server.fail("cut short", vec![Fault::Truncated]);
+    server.fail("cut short", vec![Fault::Reset]);
     let harness = harness(&server, CacheMode::Off, None);
     let answer = harness.chat(ask("cut short")).expect("answer after a retry");
     assert_eq!((answer.retries, answer.text.as_str()), (1, "answer to: cut short"));
 
     let broken = FakeLlm::start();
-    broken.always(Fault::Truncated);
+    broken.always(Fault::Reset);
     let harness = self::harness(&broken, CacheMode::Off, None);
-    let error = harness.chat(ask("cut short")).expect_err("every attempt is cut short");
+    let error = harness.chat(ask("cut short")).expect_err("every attempt loses its connection");
     assert_eq!((error.kind.name(), error.retries), ("connection", RetryPolicy::default().max_retries));
+}
+
+#[test]
+fn a_body_cut_after_the_headers_is_an_invalid_response_and_is_not_retried() {
+    // What `transport_error` decides today: a 200 whose body breaks off is not a lost connection.
+    let server = FakeLlm::start();
+    server.fail("cut short", vec![Fault::Cut]);
+    let harness = harness(&server, CacheMode::Off, None);
+    let error = harness.chat(ask("cut short")).expect_err("the body breaks off");
+    assert_eq!((error.kind.name(), error.retries), ("invalid_response", 0));
+    assert!(error.to_string().contains("incomplete body"), "{error}");
+    assert_eq!(server.seen().len(), 1);
 }
 
 #[test]
 fn a_quota_error_stops_every_later_call_without_a_request() {
     let server = FakeLlm::start();
-    server.always(Fault::Quota);
+    server.always(quota());
     let harness = harness(&server, CacheMode::Off, None);
     let first = harness.chat(ask("one")).expect_err("quota");
     assert!(matches!(first.kind, ErrorKind::Quota { .. }), "{first}");
@@ -255,10 +276,10 @@ fn run_batch(project: &TempProject, server: &FakeLlm, run_id: &str, extra: &[&st
 #[test]
 fn a_batch_of_200_completes_in_order_and_replays_offline_without_requests() {
     let server = FakeLlm::start();
-    server.fail("q3", vec![Fault::Status(500)]);
-    server.fail("q50", vec![Fault::RetryAfter { status: 429, seconds: 1 }]);
+    server.fail("q3", vec![Fault::status(StatusCode::INTERNAL_SERVER_ERROR)]);
+    server.fail("q50", vec![Fault::status(StatusCode::TOO_MANY_REQUESTS).retry_after(1)]);
     server.fail("q77", vec![Fault::Malformed]);
-    server.fail("q150", vec![Fault::Status(400)]);
+    server.fail("q150", vec![Fault::status(StatusCode::BAD_REQUEST)]);
     let project = batch_project();
     run_batch(&project, &server, "live", &[]).expect_code(0);
 
@@ -339,7 +360,7 @@ fn without_a_key_the_error_names_the_variable_to_set() {
 #[test]
 fn the_api_key_appears_in_no_output_file() {
     let server = FakeLlm::start();
-    server.fail("q5", vec![Fault::Status(401)]);
+    server.fail("q5", vec![Fault::status(StatusCode::UNAUTHORIZED)]);
     let project = batch_project();
     let run = run_batch(&project, &server, "secret", &[]);
     run.expect_code(0);
@@ -367,7 +388,7 @@ fn walk(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn a_quota_error_ends_the_run_even_inside_try() {
     let server = FakeLlm::start();
-    server.always(Fault::Quota);
+    server.always(quota());
     let project = TempProject::new();
     project.write(
         "scripts/quota.rhai",

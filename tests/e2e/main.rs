@@ -15,6 +15,7 @@ mod embed;
 mod errors;
 mod fake_cortex;
 mod fake_llm;
+mod fake_server;
 mod guest_abi;
 mod guests;
 mod killed;

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use reqwest::StatusCode;
+
 use crate::fake_llm::{FakeLlm, Fault};
 use crate::support::{duckdb, host_in, host_in_with, repo_root, table};
 
@@ -176,9 +178,9 @@ fn a_dry_run_lists_every_section_with_its_decision_and_extracts_nothing() {
 #[test]
 fn the_llm_extractor_sends_the_seeds_prompt_and_keeps_json_replies_and_counts_skips() {
     let llm = FakeLlm::start();
-    llm.always(Fault::Reply(
-        "Here it is:\n{\"trigger\": \"updateTag next/cache Server Action\", \"rule\": \"Call updateTag in Server Actions only.\"}".into(),
-    ));
+    llm.always_reply(
+        "Here it is:\n{\"trigger\": \"updateTag next/cache Server Action\", \"rule\": \"Call updateTag in Server Actions only.\"}",
+    );
     let dir = tempfile::tempdir().expect("temporary directory");
     let docs = docs(dir.path());
     let run = dir.path().join("run");
@@ -215,7 +217,7 @@ fn the_llm_extractor_sends_the_seeds_prompt_and_keeps_json_replies_and_counts_sk
     );
 
     // A model that answers SKIP extracts nothing, and the report counts the skips.
-    llm.always(Fault::Reply("SKIP".into()));
+    llm.always_reply("SKIP");
     let again = dir.path().join("again");
     let again_arg = again.display().to_string();
     host_in_with(
@@ -469,7 +471,7 @@ fn the_benchmark_scores_a_suite_in_either_layout_by_doc_against_its_labels_under
 #[test]
 fn the_reranker_orders_the_candidates_as_the_model_answers() {
     let llm = FakeLlm::start();
-    llm.always(Fault::Reply("Relevant: [2, 1, 9]".into()));
+    llm.always_reply("Relevant: [2, 1, 9]");
     let dir = tempfile::tempdir().expect("temporary directory");
     let (docs, evals) = (docs(dir.path()), tiny_evals(dir.path()));
     let run = dir.path().join("run");
@@ -670,14 +672,14 @@ fn a_write_event_is_matched_by_the_files_imports() {
 #[test]
 fn the_hook_reranks_with_the_model_and_falls_back_when_it_cannot_be_reached() {
     let llm = FakeLlm::start();
-    llm.always(Fault::Reply("[1]".into()));
+    llm.always_reply("[1]");
     let dir = tempfile::tempdir().expect("temporary directory");
     let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));
     let base = llm.openai_base();
     let env = [("LLM_API_KEY", Some("k")), ("LLM_BASE_URL", Some(base.as_str()))];
     let event = prompt_event("s1", "Should I call revalidateTag or updateTag after a Server Action saves a post?");
     hook(&hooks, &store, &event, &env, &["--rerank-model", "fake-model"]).expect_code(0);
-    llm.always(Fault::Status(500));
+    llm.always(Fault::status(StatusCode::INTERNAL_SERVER_ERROR));
     hook(
         &hooks,
         &store,
@@ -709,7 +711,7 @@ fn context_of(outcome: &crate::support::Run) -> String {
 #[test]
 fn an_unreachable_reranker_injects_exactly_what_no_rerank_does() {
     let llm = FakeLlm::start();
-    llm.always(Fault::Status(500));
+    llm.always(Fault::status(StatusCode::INTERNAL_SERVER_ERROR));
     let dir = tempfile::tempdir().expect("temporary directory");
     let (store, hooks) = (store(dir.path()), dir.path().join("hooks"));
     let base = llm.openai_base();

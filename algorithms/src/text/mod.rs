@@ -27,7 +27,7 @@ pub use facts::{contains_fact, count_facts, facts_in};
 pub use format::{code, fixed, percent, signed};
 pub use plain::plain;
 pub use quantities::{Quantity, Value, quantities, quantity, unit};
-pub use sentences::{pieces, sentences, squash};
+pub use sentences::{captured_sentences, pieces, sentences, squash};
 pub use table::{Align, markdown_table};
 pub use template::render;
 pub use tokens::{ENCODINGS, token_count};

@@ -1,6 +1,7 @@
 //! Cutting text into sentences: the built-in answerer's rule (`sentences`, from
-//! `scripts/lib/cortex/text.rhai`) and the local Cortex memory's (`pieces`, from `local.rhai`),
-//! which keeps code blocks and backticked spans whole.
+//! `scripts/lib/cortex/text.rhai`), the local Cortex memory's (`pieces`, from `local.rhai`),
+//! which keeps code blocks and backticked spans whole, and the looser rule a played Cortex
+//! captures conversations with (`captured_sentences`).
 //!
 //! Lengths are counted in chars, as Rhai counts them.
 
@@ -99,6 +100,29 @@ fn prose_sentences(prose: &str) -> Vec<String> {
     }
     flush(&mut current);
     out
+}
+
+/// The sentences a played Cortex (host's `loopback::cortex`, and the end-to-end tests' fake on
+/// it) stores of a captured message: each line cut after every `.`, `!` or `?` followed by a
+/// space, whatever comes next; each cut trimmed, bullet and heading marks kept, and kept only
+/// when at least 12 chars remain. It differs from [`sentences`] (which cuts only before a
+/// capital, a digit or a backtick, and strips bullets) because the Cortex V2 benchmark's captures,
+/// and so its recorded reports, were made with it: `(e.g. one left open)` is two memories here.
+pub fn captured_sentences(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let mut start = 0;
+        let mut characters = line.char_indices().peekable();
+        while let Some((index, character)) = characters.next() {
+            let ends = matches!(character, '.' | '!' | '?') && characters.peek().is_some_and(|(_, next)| *next == ' ');
+            if ends {
+                found.push(&line[start..=index]);
+                start = index + 1;
+            }
+        }
+        found.push(&line[start..]);
+    }
+    found.into_iter().map(str::trim).filter(|sentence| sentence.chars().count() >= 12).map(str::to_owned).collect()
 }
 
 /// Whitespace squashed (`collapse` of local.rhai): line feeds and tabs become spaces, each run

@@ -137,3 +137,24 @@ fn squash_turns_line_feeds_and_tabs_into_single_spaces_and_trims() {
 fn squash_keeps_inner_carriage_returns_but_trims_them_at_the_ends() {
     assert_eq!(squash("\r a\r\nb \r"), "a\r b");
 }
+
+#[test]
+fn a_captured_message_is_cut_after_every_end_mark_before_a_space_and_keeps_its_marks() {
+    let text = "The deploy key rotates monthly. Ok! Is the cache warm?\nv1.2 ships Friday at noon\nshort";
+    assert_eq!(
+        captured_sentences(text),
+        ["The deploy key rotates monthly.", "Is the cache warm?", "v1.2 ships Friday at noon"]
+    );
+    let loose =
+        "A single outlier PR (e.g. one left open) doubles the mean.\n- Deploys go out on Tuesdays.\n# 2026-02-16";
+    assert_eq!(
+        captured_sentences(loose),
+        [
+            "A single outlier PR (e.g.",
+            "one left open) doubles the mean.",
+            "- Deploys go out on Tuesdays.",
+            "# 2026-02-16"
+        ]
+    );
+    assert_ne!(captured_sentences(loose), sentences(loose), "the answerer's rule cuts this text otherwise");
+}

@@ -121,58 +121,63 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use axum::Json;
-    use axum::extract::State;
-    use axum::http::StatusCode;
-    use axum::response::IntoResponse;
+    use axum::http::{Method, StatusCode};
 
     use super::*;
+    use crate::capabilities::loopback::{Answer, Fault, Faults, Incoming, Play, Server, embeddings};
 
-    /// `POST /v1/embeddings` on 127.0.0.1: the first `failures` requests get `status`, the
-    /// rest one vector per input, `[length, 0]`, listed last input first.
-    async fn embeddings_server(failures: usize, status: StatusCode) -> (String, Arc<AtomicUsize>) {
-        let requests = Arc::new(AtomicUsize::new(0));
-        let answer = |State((requests, failures, status)): State<(Arc<AtomicUsize>, usize, StatusCode)>,
-                      Json(body): Json<Value>| async move {
-            if requests.fetch_add(1, Ordering::SeqCst) < failures {
-                return (status, Json(json!({"error": {"message": "try later"}}))).into_response();
-            }
-            let inputs = body["input"].as_array().cloned().unwrap_or_default();
-            let data: Vec<Value> = (0..inputs.len())
-                .rev()
-                .map(|index| json!({"index": index, "embedding": [inputs[index].as_str().unwrap_or("").len(), 0]}))
-                .collect();
-            Json(json!({ "data": data })).into_response()
-        };
-        let app = axum::Router::new().route("/v1/embeddings", axum::routing::post(answer)).with_state((
-            requests.clone(),
-            failures,
-            status,
-        ));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
-        let url = format!("http://{}/v1", listener.local_addr().expect("an address"));
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        (url, requests)
+    /// Loopback's `POST /v1/embeddings` (one vector per input, listed last input first), after
+    /// `failures` requests answered with `status`.
+    struct Flaky {
+        failures: usize,
+        status: StatusCode,
+        seen: AtomicUsize,
     }
 
-    fn embedder(base_url: String) -> OpenAiEmbedder {
+    impl Play for Flaky {
+        fn numbered(&self, _method: &Method, _path: &str) -> bool {
+            false
+        }
+
+        fn answer(&self, request: &Incoming) -> Answer {
+            embeddings(request)
+        }
+
+        fn error(&self, status: StatusCode, message: &str, _code: Option<&str>) -> Answer {
+            Answer::json(status, &json!({"error": {"message": message}}))
+        }
+
+        fn fault(&self, _request: &Incoming) -> Option<Fault> {
+            (self.seen.fetch_add(1, Ordering::SeqCst) < self.failures).then(|| Fault::status(self.status))
+        }
+    }
+
+    async fn embeddings_server(failures: usize, status: StatusCode) -> Arc<Server> {
+        let play = Arc::new(Flaky { failures, status, seen: AtomicUsize::new(0) });
+        Server::start(play, Faults::default()).await.expect("the server starts")
+    }
+
+    fn embedder(server: &Server) -> OpenAiEmbedder {
+        let base_url = format!("{}/v1", server.url());
         let config = RemoteConfig { base_url, api_key: Some(ApiKey::new("test-key")), model: "small".into() };
         OpenAiEmbedder::new(SharedClient::default(), config, "small".into())
     }
 
     #[tokio::test]
     async fn a_server_error_is_retried_and_the_vectors_come_back_in_the_inputs_order() {
-        let (url, requests) = embeddings_server(1, StatusCode::SERVICE_UNAVAILABLE).await;
-        let embedded = embedder(url).embed(vec!["a".into(), "bbb".into()], None).await.expect("embedded on the retry");
-        assert_eq!(embedded.vectors, [[1.0, 0.0], [3.0, 0.0]]);
-        assert_eq!(requests.load(Ordering::SeqCst), 2, "one failure, one retry");
+        let server = embeddings_server(1, StatusCode::SERVICE_UNAVAILABLE).await;
+        let embedded =
+            embedder(&server).embed(vec!["a".into(), "bbb".into()], None).await.expect("embedded on the retry");
+        assert_eq!(embedded.vectors, [[1.0, 97.0, 1.0], [3.0, 98.0, 1.0]]);
+        assert_eq!(server.request_count(), 2, "one failure, one retry");
+        assert!(server.requests().iter().all(|request| request.key_present && request.path == "/v1/embeddings"));
     }
 
     #[tokio::test]
     async fn a_request_the_server_rejects_is_not_sent_again() {
-        let (url, requests) = embeddings_server(1, StatusCode::BAD_REQUEST).await;
-        let error = embedder(url).embed(vec!["a".into()], None).await.expect_err("a 400 is final");
+        let server = embeddings_server(1, StatusCode::BAD_REQUEST).await;
+        let error = embedder(&server).embed(vec!["a".into()], None).await.expect_err("a 400 is final");
         assert!(matches!(error, EmbedError::Remote(_)), "{error}");
-        assert_eq!(requests.load(Ordering::SeqCst), 1);
+        assert_eq!(server.request_count(), 1);
     }
 }

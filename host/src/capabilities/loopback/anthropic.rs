@@ -42,7 +42,7 @@ impl AnthropicPlay {
 
     fn messages(&self, request: &Incoming) -> Answer {
         let Some(body) = request.json.as_ref().filter(|body| body.is_object()) else {
-            return self.error(StatusCode::BAD_REQUEST, "the request body is not a JSON object");
+            return self.error(StatusCode::BAD_REQUEST, "the request body is not a JSON object", None);
         };
         let (reply, turn) = self.agent.reply(request, body);
         let message = Message {
@@ -77,12 +77,14 @@ impl Play for AnthropicPlay {
                     reply: None,
                 }
             }
-            (method, path) => self.error(StatusCode::NOT_FOUND, &format!("no route for {method} {path}")),
+            (method, path) => self.error(StatusCode::NOT_FOUND, &format!("no route for {method} {path}"), None),
         }
     }
 
-    fn error(&self, status: StatusCode, message: &str) -> Answer {
-        let body = json!({"type": "error", "error": {"type": error_type(status), "message": message}});
+    /// Anthropic's error body; a fault's `code` is its error `type`.
+    fn error(&self, status: StatusCode, message: &str, code: Option<&str>) -> Answer {
+        let kind = code.unwrap_or_else(|| error_type(status));
+        let body = json!({"type": "error", "error": {"type": kind, "message": message}});
         Answer { status, content_type: JSON, headers: Vec::new(), pieces: vec![bytes(&body)], reply: None }
     }
 }

@@ -61,6 +61,11 @@ impl Cortex {
         results.map(|result| result["node_id"].as_str().expect("an id").to_string()).collect()
     }
 
+    /// What polling job `id` answers.
+    async fn poll(&self, id: &str) -> Value {
+        json_of(self.get(&format!("/v1/jobs/{id}")).await.expect("an answer")).await
+    }
+
     /// The log as (path, mode, status) triples.
     fn log(&self) -> Vec<(String, &'static str, Option<u16>)> {
         self.server.requests().into_iter().map(|record| (record.path, record.mode, record.status)).collect()
@@ -87,8 +92,10 @@ async fn retrieve_ranks_seeded_facts_by_word_overlap_and_keeps_top_k() {
     assert_eq!(
         answer,
         json!({"results": [
-            {"node_id": "seed-0", "content": FACTS[0], "score": 0.5, "type": "FACT", "source": "seed", "session_id": null},
-            {"node_id": "seed-3", "content": FACTS[3], "score": 0.5, "type": "FACT", "source": "seed", "session_id": null},
+            {"node_id": "seed-0", "content": FACTS[0], "score": 0.5, "type": "FACT", "source": "seed", "session_id": null,
+                "confidence": 0.9, "metadata": {"tier": "episodic", "node": "seed-0"}},
+            {"node_id": "seed-3", "content": FACTS[3], "score": 0.5, "type": "FACT", "source": "seed", "session_id": null,
+                "confidence": 0.9, "metadata": {"tier": "episodic", "node": "seed-3"}},
         ]}),
         "whole words only (`keys` is not `key`), and no `top_k` is no limit here"
     );
@@ -149,7 +156,7 @@ async fn the_small_endpoints_answer_as_the_plugin_expects_and_the_key_is_not_log
     let stats = json_of(cortex.get("/v1/stats?user_id=openclaw%20user").await.expect("an answer")).await;
     assert_eq!(stats, json!({"pipeline_tier": 3, "memory_count": 1, "user_id": "openclaw user"}));
     let knowledge = json_of(cortex.get("/v1/knowledge?user_id=u").await.expect("an answer")).await;
-    assert_eq!(knowledge, json!({"memories": 1, "total_memories": 1, "user_id": "u"}));
+    assert_eq!(knowledge, json!({"memories": 1, "total_memories": 1, "total_sessions": 0, "user_id": "u"}));
     assert_eq!(json_of(cortex.get("/v1/auth/link").await.expect("an answer")).await, json!({"linked": true}));
     let warm = json_of(cortex.post("/v1/warmup", &json!({})).await.expect("an answer")).await;
     assert_eq!(warm, json!({"ok": true}));
@@ -162,6 +169,69 @@ async fn the_small_endpoints_answer_as_the_plugin_expects_and_the_key_is_not_log
     assert_eq!(log[1].query, "user_id=openclaw%20user");
     let everything = serde_json::to_string(&log).expect("the log as JSON");
     assert!(!everything.contains("ctx-secret"), "{everything}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_an_api_key_a_request_without_it_is_a_401_and_one_with_it_is_answered() {
+    let cortex = Cortex::start(json!({"api_key": "ctx-key"})).await;
+    let with = |key: &'static str| client().get(cortex.url("/v1/knowledge")).header("x-api-key", key).send();
+    assert_eq!(cortex.get("/health").await.expect("an answer").status(), 401);
+    let wrong = with("another-key").await.expect("an answer");
+    assert_eq!(wrong.status(), 401);
+    assert!(json_of(wrong).await["error"].as_str().expect("a message").starts_with("unauthorized"));
+    assert_eq!(with("ctx-key").await.expect("an answer").status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_end_at_their_poll_keep_their_date_and_a_failed_session_stores_nothing() {
+    let script = json!({"polls_to_complete": 2, "fail_jobs": {"s-2": 1}});
+    let cortex = Cortex::start(script).await;
+    let ingest = |session: &str, date: Value| {
+        let messages = json!([{"role": "user", "content": format!("The deploy key of {session} rotates monthly.")}]);
+        json!({"messages": messages, "session_id": session, "reference_date": date})
+    };
+    for (session, date) in [("s-1", json!("2026-01-05")), ("s-2", Value::Null)] {
+        cortex.post("/v1/jobs/ingest/conversation", &ingest(session, date)).await.expect("an answer");
+    }
+    assert_eq!(cortex.poll("job-1").await, json!({"job_id": "job-1", "status": "processing"}));
+    assert!(cortex.play.memories().is_empty(), "nothing is stored before its job completes");
+    assert_eq!(cortex.poll("job-1").await["status"], "completed");
+    assert_eq!(cortex.poll("job-2").await["status"], "processing");
+    let failed = cortex.poll("job-2").await;
+    assert_eq!(failed["status"], "failed");
+    assert!(failed["error"].as_str().expect("a reason").contains("loopback fault"), "{failed}");
+
+    cortex.play.set_polls_to_complete(0);
+    cortex.post("/v1/jobs/ingest/conversation", &ingest("s-2", Value::Null)).await.expect("an answer");
+    let stored: Vec<(String, Option<String>, Option<String>)> = cortex
+        .play
+        .memories()
+        .into_iter()
+        .map(|memory| (memory.content, memory.session_id, memory.reference_date))
+        .collect();
+    assert_eq!(
+        stored,
+        [
+            ("The deploy key of s-1 rotates monthly.".into(), Some("s-1".into()), Some("2026-01-05".into())),
+            ("The deploy key of s-2 rotates monthly.".into(), Some("s-2".into()), None),
+        ],
+        "the failing session's next job completes at once"
+    );
+    let knowledge = json_of(cortex.get("/v1/knowledge").await.expect("an answer")).await;
+    assert_eq!((&knowledge["total_memories"], &knowledge["total_sessions"]), (&json!(2), &json!(2)));
+    cortex.play.fail_jobs("s-1", 1);
+    cortex.post("/v1/jobs/ingest/conversation", &ingest("s-1", Value::Null)).await.expect("an answer");
+    assert_eq!(cortex.poll("job-4").await["status"], "failed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reflect_creates_nothing_for_a_session_and_asks_for_one() {
+    let cortex = Cortex::seeded().await;
+    let reflected = cortex.post("/v1/reflect", &json!({"session_id": "trial"})).await.expect("an answer");
+    assert_eq!(json_of(reflected).await, json!({"nodes_created": 0, "edges_created": 0, "entities_processed": 0}));
+    let missing = cortex.post("/v1/reflect", &json!({})).await.expect("an answer");
+    assert_eq!(missing.status(), 400);
+    assert!(json_of(missing).await["error"].as_str().expect("a message").contains("`session_id`"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -356,6 +426,12 @@ mod script {
         assert!(seconds.starts_with("invalid mode for `set_mode`:") && seconds.contains("missing field `seconds`"));
         let paths = set(r#"#{ kind: "refuse", paths: ["/health"] }"#);
         assert!(paths.starts_with("invalid mode for `set_mode`: `paths` cannot limit `refuse`"), "{paths}");
+        let key = caught(r#"loopback::cortex(#{ api_key: "" })"#);
+        assert!(key.starts_with("invalid script for `loopback::cortex`: `api_key`: the key is empty"), "{key}");
+        let polls = caught(r#"loopback::cortex(#{ polls_to_complete: -1 })"#);
+        assert!(polls.starts_with("invalid script for `loopback::cortex`: `polls_to_complete`:"), "{polls}");
+        let jobs = r#"loopback::cortex(#{ api_key: "k", polls_to_complete: 2, fail_jobs: #{ "trial:s02": 1 } }).url()"#;
+        assert!(engine.eval::<String>(jobs).expect("a script with jobs").starts_with("http://127.0.0.1:"));
         let memories = caught(r#"loopback::openai(#{ replies: [] }).memories()"#);
         assert_eq!(memories, "`memories()` is for servers of `loopback::cortex`");
     }

@@ -1,6 +1,10 @@
-//! Scripted faults: what a loopback server does to the Nth request instead of answering it
-//! plainly. The kinds are the same for every play; the error body of a `status` fault and the
-//! pieces a `cut` answer is sent in are the play's.
+//! Faults: what a loopback server does to a request instead of answering it plainly, one
+//! vocabulary for every play and every way a fault is chosen. A script numbers them (`faults:
+//! [#{ request: 3, kind: "cut" }]`, checked here into [`Faults`]); a play may pick one for a
+//! request by its content ([`super::Play::fault`]: a test's fake queues them by prompt or by
+//! endpoint). Carrying a fault out is the server's; the error body of a `status` fault and the
+//! pieces a `cut` answer is sent in are the play's. What a fault never is: another answer (a reply
+//! with other text, an empty one), which is the play's to give.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -18,16 +22,31 @@ use crate::capabilities::decode::seconds;
 pub enum FaultSpec {
     /// Hold the request open, never answering, until the client leaves or the server stops.
     Stall { request: u64 },
-    /// Answer with this HTTP status and the API's error body.
-    Status { request: u64, status: u16 },
+    /// Answer with this HTTP status and the API's error body; `retry_after` sets the header of
+    /// that name (a 429 says 1 second when it is left out), `code` is the error code the body
+    /// names (OpenAI's `insufficient_quota`).
+    Status {
+        request: u64,
+        status: u16,
+        #[serde(default)]
+        retry_after: Option<u64>,
+        #[serde(default)]
+        code: Option<String>,
+    },
     /// Send the first piece of the answer (a stream's `message_start`), then break the connection.
     Cut { request: u64 },
+    /// Read the request, then reset the connection without an answer, as the `reset` mode does:
+    /// the client sees the connection lost before any response.
+    Reset { request: u64 },
     /// Wait this long, then answer as usual.
     Delay {
         request: u64,
         #[serde(deserialize_with = "seconds")]
         seconds: f64,
     },
+    /// Answer with the first half of the answer's body, sent as if whole: a 200 whose JSON ends
+    /// in the middle.
+    Malformed { request: u64 },
 }
 
 impl FaultSpec {
@@ -36,28 +55,61 @@ impl FaultSpec {
             Self::Stall { request }
             | Self::Status { request, .. }
             | Self::Cut { request }
-            | Self::Delay { request, .. } => *request,
+            | Self::Reset { request }
+            | Self::Delay { request, .. }
+            | Self::Malformed { request } => *request,
         }
     }
 }
 
 /// A checked fault.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Fault {
+    /// Never answers: see [`FaultSpec::Stall`].
     Stall,
-    Status(StatusCode),
+    /// The play's error body with `status`: see [`FaultSpec::Status`].
+    Status { status: StatusCode, retry_after: Option<u64>, code: Option<String> },
+    /// The answer's first piece, then a broken connection: see [`FaultSpec::Cut`].
     Cut,
+    /// No answer, a reset connection: see [`FaultSpec::Reset`].
+    Reset,
+    /// The answer after a wait: see [`FaultSpec::Delay`].
     Delay(Duration),
+    /// The answer's body cut in the middle: see [`FaultSpec::Malformed`].
+    Malformed,
 }
 
 impl Fault {
+    /// A `status` fault with the play's error body, no code, and the header a 429 gets.
+    pub fn status(status: StatusCode) -> Self {
+        Self::Status { status, retry_after: None, code: None }
+    }
+
+    /// This fault with a `retry-after` header of `seconds`, if it is a `status` fault.
+    pub fn retry_after(self, seconds: u64) -> Self {
+        match self {
+            Self::Status { status, code, .. } => Self::Status { status, retry_after: Some(seconds), code },
+            other => other,
+        }
+    }
+
+    /// This fault with the error code `code` in its body, if it is a `status` fault.
+    pub fn code(self, code: &str) -> Self {
+        match self {
+            Self::Status { status, retry_after, .. } => Self::Status { status, retry_after, code: Some(code.into()) },
+            other => other,
+        }
+    }
+
     /// Its `kind`, as scripts wrote it and read it in the log.
-    pub fn kind(self) -> &'static str {
+    pub fn kind(&self) -> &'static str {
         match self {
             Self::Stall => "stall",
-            Self::Status(_) => "status",
+            Self::Status { .. } => "status",
             Self::Cut => "cut",
+            Self::Reset => "reset",
             Self::Delay(_) => "delay",
+            Self::Malformed => "malformed",
         }
     }
 }
@@ -91,16 +143,23 @@ impl Faults {
 
     /// The fault for the `number`th request the play numbers, if any.
     pub fn get(&self, number: u64) -> Option<Fault> {
-        self.0.get(&number).copied()
+        self.0.get(&number).cloned()
     }
 }
 
 fn check(spec: &FaultSpec) -> Result<Fault, String> {
-    Ok(match *spec {
+    Ok(match spec {
         FaultSpec::Stall { .. } => Fault::Stall,
         FaultSpec::Cut { .. } => Fault::Cut,
-        FaultSpec::Status { status, .. } => Fault::Status(error_status(status)?),
-        FaultSpec::Delay { seconds, .. } => Fault::Delay(wait(seconds)?),
+        FaultSpec::Reset { .. } => Fault::Reset,
+        FaultSpec::Malformed { .. } => Fault::Malformed,
+        FaultSpec::Status { status, retry_after, code, .. } => {
+            if code.as_deref().is_some_and(str::is_empty) {
+                return Err("`code` is empty: leave it out for the API's usual error code".into());
+            }
+            Fault::Status { status: error_status(*status)?, retry_after: *retry_after, code: code.clone() }
+        }
+        FaultSpec::Delay { seconds, .. } => Fault::Delay(wait(*seconds)?),
     })
 }
 
@@ -128,4 +187,9 @@ pub fn cut_body(first: Bytes) -> Body {
         Err(std::io::Error::other("loopback fault: connection cut"))
     });
     Body::from_stream(first.chain(cut))
+}
+
+/// The first half of a whole body: what a `malformed` fault sends, complete as far as HTTP goes.
+pub fn malformed_body(whole: Bytes) -> Body {
+    Body::from(whole.slice(..whole.len() / 2))
 }

@@ -1,6 +1,7 @@
-//! What the Cortex play remembers: the script's seeded facts and the sentences capture stored,
-//! ranked for a query by word overlap. Deterministic on purpose (no embeddings, no clock): the
-//! same requests give the same memories and the same rankings. Knows nothing of HTTP.
+//! What the Cortex play remembers: the script's seeded facts and the sentences of the
+//! conversations capture's jobs stored, ranked for a query by word overlap. Deterministic on
+//! purpose (no embeddings, no clock): the same requests give the same memories and the same
+//! rankings. Knows nothing of HTTP or of jobs.
 
 use std::collections::BTreeSet;
 
@@ -8,9 +9,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use algorithms::text;
-
-/// Shorter sentences (a greeting, "ok.") are not worth remembering.
-const MIN_SENTENCE_CHARS: usize = 12;
 
 /// Shorter words ("a", "is", "to") say little about what a text is about.
 const MIN_WORD_CHARS: usize = 3;
@@ -25,13 +23,15 @@ pub struct Memory {
     pub source: &'static str,
     /// The session a captured memory came from; `None` for seeds and sessionless captures.
     pub session_id: Option<String>,
+    /// The `reference_date` its conversation was ingested with; `None` for seeds and captures
+    /// ingested without one.
+    pub reference_date: Option<String>,
 }
 
-/// Every memory, in the order stored (seeds first), and the jobs capture made.
+/// Every memory, in the order stored (seeds first).
 pub struct Memories {
     memories: Vec<Memory>,
     captured: usize,
-    jobs: usize,
 }
 
 impl Memories {
@@ -44,40 +44,33 @@ impl Memories {
                 content,
                 source: "seed",
                 session_id: None,
+                reference_date: None,
             })
             .collect();
-        Self { memories, captured: 0, jobs: 0 }
+        Self { memories, captured: 0 }
     }
 
     pub fn all(&self) -> &[Memory] {
         &self.memories
     }
 
-    /// Stores the sentences of a conversation's user and assistant messages (`content` a string
-    /// or a list of text parts) as one job, done at once; returns the job's id.
-    pub fn capture(&mut self, messages: &[Value], session_id: Option<&str>) -> String {
-        let spoken = messages.iter().filter(|message| message["role"] == "user" || message["role"] == "assistant");
-        for message in spoken {
-            let text = message_text(&message["content"]);
-            for sentence in sentences(&text) {
-                self.captured += 1;
-                self.memories.push(Memory {
-                    node_id: format!("cap-{}", self.captured),
-                    content: sentence.to_string(),
-                    source: "capture",
-                    session_id: session_id.map(str::to_string),
-                });
-            }
+    /// Stores each of `sentences` as a captured memory of `session_id`, dated `reference_date`.
+    pub fn store(&mut self, sentences: &[String], session_id: Option<&str>, reference_date: Option<&str>) {
+        for sentence in sentences {
+            self.captured += 1;
+            self.memories.push(Memory {
+                node_id: format!("cap-{}", self.captured),
+                content: sentence.clone(),
+                source: "capture",
+                session_id: session_id.map(str::to_string),
+                reference_date: reference_date.map(str::to_string),
+            });
         }
-        self.jobs += 1;
-        format!("job-{}", self.jobs)
     }
 
-    /// Whether `id` names a job capture made.
-    pub fn has_job(&self, id: &str) -> bool {
-        id.strip_prefix("job-")
-            .and_then(|number| number.parse::<usize>().ok())
-            .is_some_and(|n| n >= 1 && n <= self.jobs)
+    /// How many distinct sessions the captured memories came from.
+    pub fn sessions(&self) -> usize {
+        self.memories.iter().filter_map(|memory| memory.session_id.as_deref()).collect::<BTreeSet<_>>().len()
     }
 
     /// At most `top` memories sharing a word with `query`, best first, each with its score: the
@@ -100,6 +93,17 @@ impl Memories {
     }
 }
 
+/// The sentences worth remembering of a conversation's user and assistant messages (`content`
+/// a string or a list of text parts), in order: each message cut by
+/// [`text::captured_sentences`], the rule the Cortex V2 benchmark's captures were made with.
+pub fn conversation_sentences(messages: &[Value]) -> Vec<String> {
+    messages
+        .iter()
+        .filter(|message| message["role"] == "user" || message["role"] == "assistant")
+        .flat_map(|message| text::captured_sentences(&message_text(&message["content"])))
+        .collect()
+}
+
 /// A message's text: its `content` string, or its text parts joined by newlines.
 fn message_text(content: &Value) -> String {
     match content {
@@ -109,25 +113,6 @@ fn message_text(content: &Value) -> String {
     }
 }
 
-/// The sentences of `text`: cut at newlines and after a `.`, `!` or `?` followed by a space,
-/// trimmed, those under [`MIN_SENTENCE_CHARS`] left out.
-fn sentences(text: &str) -> Vec<&str> {
-    let mut found = Vec::new();
-    for line in text.lines() {
-        let mut start = 0;
-        let mut characters = line.char_indices().peekable();
-        while let Some((index, character)) = characters.next() {
-            let ends = matches!(character, '.' | '!' | '?') && characters.peek().is_some_and(|(_, next)| *next == ' ');
-            if ends {
-                found.push(&line[start..=index]);
-                start = index + 1;
-            }
-        }
-        found.push(&line[start..]);
-    }
-    found.into_iter().map(str::trim).filter(|sentence| sentence.chars().count() >= MIN_SENTENCE_CHARS).collect()
-}
-
 /// The distinct lowercase words of `text` of at least [`MIN_WORD_CHARS`] characters.
 fn words(text: &str) -> BTreeSet<String> {
     text::words(text).into_iter().filter(|word| word.chars().count() >= MIN_WORD_CHARS).collect()
@@ -135,14 +120,25 @@ fn words(text: &str) -> BTreeSet<String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
-    fn sentences_are_cut_after_end_marks_followed_by_a_space_and_at_newlines() {
-        let text = "The deploy key rotates monthly. Ok! Is the cache warm?\nv1.2 ships Friday at noon\nshort";
+    fn a_conversation_is_cut_into_the_sentences_of_its_user_and_assistant_messages() {
+        let messages = [
+            json!({"role": "system", "content": "Never remember this system prompt sentence."}),
+            json!({"role": "user", "content": "The deploy key rotates monthly. Ok! Is the cache warm?\nv1.2 ships Friday at noon\nshort"}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "- Noted: the key rotates."}]}),
+        ];
         assert_eq!(
-            sentences(text),
-            ["The deploy key rotates monthly.", "Is the cache warm?", "v1.2 ships Friday at noon"]
+            conversation_sentences(&messages),
+            [
+                "The deploy key rotates monthly.",
+                "Is the cache warm?",
+                "v1.2 ships Friday at noon",
+                "- Noted: the key rotates."
+            ]
         );
     }
 }

@@ -3,18 +3,23 @@
 //! OpenClaw gateway and its Cortex plugin) run offline against a scripted model and memory.
 //!
 //! What every play shares is in files of its own: `server` (the request handler, the [`Play`]
-//! trait, modes carried out, stopping), `door` (the listening socket, closed and opened again on
-//! the same port), `record` (the request log), `faults` (scripted faults by request number),
-//! `modes` (faults a script switches at run time), `shutdown` (the signals handlers and
-//! connections select on), `wire` (JSON bodies, token counts, stream deltas) and `replies` (the
-//! scripted agent of a chat play). A play is one file: `anthropic`, `openai`, `cortex` (with
-//! `memories`). Servers run on the run's async runtime and all stop when the run ends; this
-//! module knows nothing of Rhai.
+//! trait, modes and faults carried out, stopping), `door` (the listening socket, closed and
+//! opened again on the same port), `record` (the request log), `faults` (the one fault
+//! vocabulary: numbered by a script, or picked by a play for a request), `modes` (faults a script
+//! switches at run time), `shutdown` (the signals handlers and connections select on), `wire`
+//! (JSON bodies, token counts, stream deltas) and `replies` (the scripted agent of a chat play).
+//! A play is one file: `anthropic`, `openai`, `cortex` (with `memories` and `jobs`). Servers run
+//! on the run's async runtime and all stop when the run ends; this module knows nothing of Rhai.
+//!
+//! The end-to-end tests' fakes are plays on the same [`Server`]: a test's own [`Play`] (an echoing
+//! model) or one of these configured from Rust (the Cortex), with faults it queues by prompt or
+//! by endpoint through [`Play::fault`].
 
 mod anthropic;
 mod cortex;
 mod door;
 mod faults;
+mod jobs;
 mod memories;
 mod modes;
 mod openai;
@@ -38,6 +43,8 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
 #[cfg(test)]
 mod cortex_tests;
 #[cfg(test)]
+mod faults_tests;
+#[cfg(test)]
 mod openai_tests;
 #[cfg(test)]
 mod tests;
@@ -46,13 +53,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 pub use anthropic::AnthropicScript;
 pub use cortex::{CortexPlay, CortexScript};
-pub use faults::FaultSpec;
+pub use faults::{Fault, FaultSpec, Faults};
 pub use memories::Memory;
 pub use modes::{Mode, ModeSpec};
-pub use openai::OpenAiScript;
+pub use openai::{OpenAiScript, embedding, embeddings};
 pub use record::RequestRecord;
 pub use replies::{Reply, ToolCall};
-pub use server::Server;
+pub use server::{Answer, Incoming, Play, Server};
 
 /// Why a loopback server could not start.
 #[derive(Debug, thiserror::Error)]

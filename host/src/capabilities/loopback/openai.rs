@@ -2,8 +2,9 @@
 //! gateway's `openai-completions` provider): `GET /v1/models`, `POST /v1/chat/completions`
 //! answered with the scripted agent's turns (streamed as `chat.completion.chunk` events when
 //! asked, with a usage chunk when `stream_options.include_usage`) or the side reply, and OpenAI's
-//! error bodies. Ids and token counts are derived from the request alone, so runs are
-//! reproducible.
+//! error bodies; and `POST /v1/embeddings`, answered with deterministic vectors, so that an
+//! embedding client runs offline too. Ids, token counts and vectors are derived from the request
+//! alone, so runs are reproducible.
 
 use axum::body::Bytes;
 use axum::http::{Method, StatusCode};
@@ -18,6 +19,7 @@ use super::wire::{EVENT_STREAM, JSON, bytes, halves, split, tokens};
 
 const MODELS: &str = "/v1/models";
 const COMPLETIONS: &str = "/v1/chat/completions";
+const EMBEDDINGS: &str = "/v1/embeddings";
 
 /// What `loopback::openai` is given.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -65,7 +67,7 @@ impl OpenAiPlay {
 
     fn completions(&self, request: &Incoming) -> Answer {
         let Some(body) = request.json.as_ref().filter(|body| body.is_object()) else {
-            return self.error(StatusCode::BAD_REQUEST, "the request body is not a JSON object");
+            return self.error(StatusCode::BAD_REQUEST, "the request body is not a JSON object", None);
         };
         let (reply, turn) = self.agent.reply(request, body);
         let completion = Completion {
@@ -94,15 +96,55 @@ impl Play for OpenAiPlay {
         match (&request.method, request.path.as_str()) {
             (&Method::GET, MODELS) => self.models(),
             (&Method::POST, COMPLETIONS) => self.completions(request),
-            (method, path) => self.error(StatusCode::NOT_FOUND, &format!("no route for {method} {path}")),
+            (&Method::POST, EMBEDDINGS) => embeddings(request),
+            (method, path) => self.error(StatusCode::NOT_FOUND, &format!("no route for {method} {path}"), None),
         }
     }
 
-    fn error(&self, status: StatusCode, message: &str) -> Answer {
-        let (kind, code) = error_kind(status);
-        let body = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
-        Answer { status, content_type: JSON, headers: Vec::new(), pieces: vec![bytes(&body)], reply: None }
+    /// OpenAI's error body; a fault's `code` is its error `code` and `type`, as OpenAI sends
+    /// `insufficient_quota`.
+    fn error(&self, status: StatusCode, message: &str, code: Option<&str>) -> Answer {
+        openai_error(status, message, code)
     }
+}
+
+fn openai_error(status: StatusCode, message: &str, code: Option<&str>) -> Answer {
+    let (kind, code) = match code {
+        Some(code) => (code, json!(code)),
+        None => error_kind(status),
+    };
+    let body = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
+    Answer { status, content_type: JSON, headers: Vec::new(), pieces: vec![bytes(&body)], reply: None }
+}
+
+/// The answer of `POST /v1/embeddings`: one [`embedding`] per `input` (a string, or a list of
+/// strings), listed last input first, as a server may (a client must put them back in order by
+/// `index`), with the request's `model` and a usage. A play of a test may answer with it.
+pub fn embeddings(request: &Incoming) -> Answer {
+    let body = request.json.as_ref().unwrap_or(&Value::Null);
+    let inputs: Option<Vec<&str>> = match &body["input"] {
+        Value::String(text) => Some(vec![text.as_str()]),
+        Value::Array(items) => items.iter().map(Value::as_str).collect(),
+        _ => None,
+    };
+    let Some(inputs) = inputs else {
+        return openai_error(StatusCode::BAD_REQUEST, "`input` must be a string or a list of strings", None);
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": embedding(text)}))
+        .collect();
+    let usage = json!({"prompt_tokens": tokens(request.size), "total_tokens": tokens(request.size)});
+    Answer::json(StatusCode::OK, &json!({"object": "list", "data": data, "model": body["model"], "usage": usage}))
+}
+
+/// The vector `/v1/embeddings` answers for `text`: its length in bytes, its first byte (0 for
+/// the empty text) and 1. Deterministic and different for most texts, which is what a client's
+/// batching, ordering and caching need; it says nothing of meaning.
+pub fn embedding(text: &str) -> Vec<f32> {
+    vec![text.len() as f32, f32::from(text.bytes().next().unwrap_or(0)), 1.0]
 }
 
 fn ok(content_type: &'static str, pieces: Vec<Bytes>, reply: Option<u64>) -> Answer {

@@ -220,3 +220,42 @@ fn scripts_that_cannot_play_are_refused_naming_the_field() {
     let fault = json!({"replies": [], "faults": [{"request": 0, "kind": "cut"}]});
     assert!(refused(fault).contains("`faults[0]`: `request` counts from 1"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embeddings_are_deterministic_vectors_listed_last_input_first_and_never_numbered() {
+    let server =
+        start(json!({"replies": [{"text": "agent"}], "faults": [{"request": 1, "kind": "status", "status": 500}]}))
+            .await;
+    let body = json!({"model": "small", "input": ["a", "bbb"]});
+    let answer = json_of(post(&server, "/v1/embeddings", &body).await).await;
+    let listed: Vec<(u64, Value)> = answer["data"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|item| (item["index"].as_u64().expect("an index"), item["embedding"].clone()))
+        .collect();
+    assert_eq!(listed, [(1, json!([3.0, 98.0, 1.0])), (0, json!([1.0, 97.0, 1.0]))]);
+    assert_eq!((&answer["object"], &answer["model"]), (&json!("list"), &json!("small")));
+    assert_eq!(super::embedding("bbb"), [3.0, 98.0, 1.0]);
+    let one = json_of(post(&server, "/v1/embeddings", &json!({"model": "small", "input": "a"})).await).await;
+    assert_eq!(one["data"][0]["embedding"], json!([1.0, 97.0, 1.0]), "a single string is one input");
+    let refused = post(&server, "/v1/embeddings", &json!({"model": "small", "input": [1]})).await;
+    assert_eq!(refused.status(), 400);
+    assert!(json_of(refused).await["error"]["message"].as_str().expect("a message").contains("`input`"));
+    assert_eq!(post(&server, "/v1/chat/completions", &agent(0, false)).await.status(), 500, "the first numbered");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_fault_with_a_code_is_openais_quota_error_and_may_say_when_to_retry() {
+    let faults = json!([
+        {"request": 1, "kind": "status", "status": 429, "code": "insufficient_quota"},
+        {"request": 2, "kind": "status", "status": 503, "retry_after": 7},
+    ]);
+    let server = start(json!({"replies": [{"text": "agent"}], "faults": faults})).await;
+    let quota = post(&server, "/v1/chat/completions", &agent(0, false)).await;
+    assert_eq!(quota.status(), 429);
+    let error = json_of(quota).await["error"].clone();
+    assert_eq!((&error["type"], &error["code"]), (&json!("insufficient_quota"), &json!("insufficient_quota")));
+    let busy = post(&server, "/v1/chat/completions", &agent(0, false)).await;
+    assert_eq!((busy.status().as_u16(), &busy.headers()["retry-after"]), (503, &"7".parse().expect("a header")));
+}

@@ -51,8 +51,11 @@ question.
 `side_reply` (`\"[]\"`): the text answering requests without tools (a hook's reranker).
 `faults` (`[]`): `#{ request: n, kind }` for the nth request to `/v1/messages`, from 1: kind
 `stall` (never answered until the client leaves or the server stops), `status` with `status`
-(Anthropic's error body; 429 adds `retry-after: 1`), `cut` (the first piece, a stream's
-`message_start`, then the connection breaks) or `delay` with `seconds`. Streams as Claude Code
+(Anthropic's error body; `retry_after` seconds sets that header, which a 429 gets as 1 when left
+out; `code` replaces the error's type, OpenAI's code: `insufficient_quota`), `cut` (the first
+piece, a stream's `message_start`, then the connection breaks), `reset` (the connection is
+reset before any answer), `delay` with `seconds`, or `malformed` (a 200 with the first half of
+the body, sent as if whole). Streams as Claude Code
 asks (`stream: true`); answers `/v1/messages/count_tokens`; any other path is a 404. Ids and
 token counts depend only on the request. The server stops when the run ends.
 Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
@@ -81,9 +84,11 @@ scripted agent, and returns it once it listens; point an OpenAI-compatible clien
 with the role, the text in a few `content` deltas, each tool call (id, type and name, then its
 `arguments` JSON in pieces), a chunk with `finish_reason` (`stop`, or `tool_calls` when the
 reply calls tools), the usage chunk (`choices: []`) when `stream_options.include_usage`, then
-`data: [DONE]`. Not streamed, it answers a whole `chat.completion`. Errors are OpenAI's
-`#{ error: #{ message, type, param, code } }`; other paths are a 404. Ids and token counts
-depend only on the request. The server stops when the run ends.
+`data: [DONE]`. Not streamed, it answers a whole `chat.completion`. `POST /v1/embeddings`
+answers one vector per `input` (a string or a list), `[bytes, first byte, 1]` of its text,
+listed last input first (clients order them by `index`); faults never number it. Errors are
+OpenAI's `#{ error: #{ message, type, param, code } }`; other paths are a 404. Ids, token
+counts and vectors depend only on the request. The server stops when the run ends.
 Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
 Example: `let model = loopback::openai(#{ models: [\"canned\"], replies: [#{ tools: [#{ name: \"memory_search\", input: #{ query: \"deploy\" } }] }, #{ text: \"Done.\" }] });`",
     )
@@ -101,20 +106,26 @@ Example: `let model = loopback::openai(#{ models: [\"canned\"], replies: [#{ too
         &["script: Map", "LoopbackServer"],
         "
 Starts a server on 127.0.0.1 (a free port) playing the Cortex memory API as its OpenClaw
-plugin calls it, and returns it once it is in its starting mode; set the plugin's base URL to
-`url()`. `facts` (`[]`): memories held from the start (node ids `seed-0`, `seed-1`, …, source
-`seed`). `tier` (1): the `pipeline_tier` of `GET /v1/stats`. `mode` (`#{ kind: \"ok\" }`): the
-mode it starts in, as `set_mode` takes it. Answers `GET /health`, `/v1/stats` and
-`/v1/knowledge` (both with the `user_id` of the query and the memory count), `/v1/auth/link`,
-`/v1/jobs/{id}` (`completed`, or a 404), and `POST /v1/warmup`; `POST /v1/retrieve` and
-`/v1/recall` rank the memories sharing a word (lowercase, 3 or more characters) with `query`
-by the share of the query's words they hold, ties in the order stored, at most `top_k` (or
-`limit`; 10): `#{ results: [#{ node_id, content, score, type: \"FACT\", source, session_id }] }`
-and `#{ memories: [#{ content, score }] }`. `POST /v1/jobs/ingest/conversation` stores each
-sentence (cut at new lines and after `. `, `! `, `? `; 12 characters or more) of its user and
-assistant `messages` as a memory (`cap-1`, `cap-2`, …, source `capture`, the request's
-`session_id`) and answers `#{ job_id: \"job-<n>\", status: \"queued\" }`. Errors are
-`#{ error: message }`; other paths are a 404. The server stops when the run ends.
+plugin and host's `--cortex http` backend call it, and returns it once it is in its starting
+mode; set the client's base URL to `url()`. `facts` (`[]`): memories held from the start (node
+ids `seed-0`, `seed-1`, …, source `seed`). `tier` (1): the `pipeline_tier` of `GET /v1/stats`.
+`mode` (`#{ kind: \"ok\" }`): the mode it starts in, as `set_mode` takes it. `api_key` (none):
+the key every request must send in `x-api-key`, else a 401. `polls_to_complete` (0): the poll
+of a job at which it ends (`processing` before); 0 ends it at its submission. `fail_jobs`
+(`#{}`): session ids with how many of their next jobs fail (status `failed` with an `error`).
+Answers `GET /health`, `/v1/stats` (with the `user_id` of the query and the memory count),
+`/v1/knowledge` (the same, with `total_memories` and `total_sessions`), `/v1/auth/link`,
+`/v1/jobs/{id}` (its status, or a 404), `POST /v1/warmup` and `POST /v1/reflect` (for a
+`session_id`; creates nothing); `POST /v1/retrieve` and `/v1/recall` rank the memories sharing
+a word (lowercase, 3 or more characters) with `query` by the share of the query's words they
+hold, ties in the order stored, at most `top_k` (or `limit`; 10): `#{ results: [#{ node_id,
+content, score, type: \"FACT\", source, session_id, confidence: 0.9, metadata: #{ tier:
+\"episodic\", node } }] }` and `#{ memories: [#{ content, score }] }`.
+`POST /v1/jobs/ingest/conversation` answers `#{ job_id: \"job-<n>\", status: \"queued\" }`; when
+the job completes, each sentence of its user and assistant `messages` (cut at new lines and
+after `. `, `! `, `? `; 12 characters or more) becomes a memory (`cap-1`, `cap-2`, …, source
+`capture`, the request's `session_id` and `reference_date`). Errors are `#{ error: message }`;
+other paths are a 404. The server stops when the run ends.
 Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `memories()`, `stop()`.
 Example: `let cortex = loopback::cortex(#{ facts: [\"The deploy key rotates every month.\"], mode: #{ kind: \"status\", status: 503, paths: [\"/v1/retrieve\"] } });`",
     )
@@ -218,8 +229,9 @@ Example: `cortex.set_mode(#{ kind: \"status\", status: 503, paths: [\"/v1/retrie
         &["server: &mut LoopbackServer", "Array"],
         "
 Every memory a `loopback::cortex` server holds now, seeds first, then captures in the order
-stored: `#{ node_id, content, source, session_id }` (`source` is `seed` or `capture`;
-`session_id` is `()` for seeds). An error for a server of another play.
+stored: `#{ node_id, content, source, session_id, reference_date }` (`source` is `seed` or
+`capture`; `session_id` and `reference_date` are `()` for seeds). An error for a server of
+another play.
 Example: `let captured = cortex.memories().filter(|m| m.source == \"capture\");`",
     )
     .in_global_namespace()
