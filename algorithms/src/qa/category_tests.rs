@@ -79,3 +79,57 @@ fn adversarial_scores_an_abstention_whatever_the_gold() {
     assert_eq!(score(Category::Adversarial, "There is no information about it", "x"), 0.0);
     assert_eq!(score(Category::Adversarial, "her cat", "her cat"), 0.0);
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::super::*;
+    use crate::qa::{evidence_recall, token_f1};
+
+    /// Text that leans on what the rules look at: commas, semicolons, the dropped words,
+    /// punctuation, odd whitespace and non-ASCII letters.
+    fn answer() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                Just("a".to_owned()),
+                Just("The".to_owned()),
+                Just("and".to_owned()),
+                Just(",".to_owned()),
+                Just(";".to_owned()),
+                Just("not mentioned".to_owned()),
+                Just("\u{1c}".to_owned()),
+                "[a-zé²’ .!-]{0,8}".prop_map(|text| text),
+                any::<String>(),
+            ],
+            0..8,
+        )
+        .prop_map(|parts| parts.join(" "))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(256) })]
+
+        #[test]
+        fn every_score_is_between_zero_and_one(prediction in answer(), gold in answer(), code in 1i64..=5) {
+            let category = Category::from_code(code).unwrap();
+            let value = score(category, &prediction, &gold);
+            prop_assert!((0.0..=1.0).contains(&value), "{value}");
+        }
+
+        #[test]
+        fn token_f1_is_symmetric_and_one_on_itself_when_anything_is_left(first in answer(), second in answer()) {
+            prop_assert_eq!(token_f1(&first, &second), token_f1(&second, &first));
+            let own = token_f1(&first, &first);
+            prop_assert!(own == 1.0 || crate::qa::answer_tokens(&first).is_empty(), "{own}");
+        }
+
+        #[test]
+        fn evidence_recall_is_a_share(
+            evidence in prop::collection::vec("[DS]?[0-9]{0,2}:?[0-9]{0,2}", 0..5),
+            retrieved in prop::collection::vec("[DS]?[0-9]{0,2}:?[0-9]{0,2}", 0..5),
+        ) {
+            let value = evidence_recall(&evidence, &retrieved);
+            prop_assert!((0.0..=1.0).contains(&value), "{value}");
+        }
+    }
+}

@@ -92,3 +92,19 @@ fn y_alternates_between_consonant_and_vowel_along_a_run() {
 fn digits_and_other_letters_are_consonants() {
     assert_eq!(stems(&["2022", "covid19", "cafés", "naïve"]), ["2022", "covid19", "café", "naïv"]);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { failure_persistence: None, ..proptest::prelude::ProptestConfig::with_cases(512) })]
+
+    #[test]
+    fn any_text_stems_without_failing_and_a_lowercase_word_never_grows(
+        word in "[a-zy]{0,12}|\\PC{0,12}",
+    ) {
+        let stem = porter_stem(&word);
+        if word.bytes().all(|byte| byte.is_ascii_lowercase()) {
+            // Every rule that adds letters cuts at least as many: step 1b's `e` follows a cut
+            // `-ed` or `-ing`, and step 2's replacements are never longer than their suffixes.
+            proptest::prop_assert!(stem.len() <= word.len(), "{word} → {stem}");
+        }
+    }
+}
