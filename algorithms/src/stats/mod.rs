@@ -2,6 +2,8 @@
 //! intervals, sign tests, rater agreement, seeded shuffles), written once in Rust so that every
 //! script computes them the same way and fast.
 //!
+//! `cluster.rs` holds the bootstrap for clustered data (questions grouped in conversations).
+//!
 //! Everything here is a pure function of its inputs: resampling uses a seeded generator, so a
 //! report is reproducible to the last digit.
 
@@ -15,6 +17,10 @@ pub enum StatsError {
     NotFinite { index: usize },
     #[error("the two raters scored different numbers of items ({left} and {right})")]
     LengthMismatch { left: usize, right: usize },
+    #[error("{values} values but {clusters} cluster ids; hint: give one cluster id per value")]
+    ClusterLength { values: usize, clusters: usize },
+    #[error("the paired samples have different lengths ({first} and {second}); hint: pair them question by question")]
+    PairLength { first: usize, second: usize },
 }
 
 type Result<T> = std::result::Result<T, StatsError>;
@@ -75,24 +81,35 @@ pub struct Interval {
 /// SplitMix64 generator seeded with `seed`, and the (1 − level)/2 and (1 + level)/2 quantiles of
 /// their means (nearest rank).
 pub fn bootstrap_mean(values: &[f64], level: f64, resamples: usize, seed: u64) -> Result<Interval> {
+    check_bootstrap(level, resamples)?;
+    let centre = mean(values)?;
+    let mut random = SplitMix64(seed);
+    let n = values.len();
+    let means: Vec<f64> =
+        (0..resamples).map(|_| (0..n).map(|_| values[random.below(n)]).sum::<f64>() / n as f64).collect();
+    percentile_interval(centre, &means, level, seed)
+}
+
+fn check_bootstrap(level: f64, resamples: usize) -> Result<()> {
     if !(level > 0.0 && level < 1.0) {
         return Err(StatsError::OutOfRange { name: "level", expected: "strictly between 0 and 1", value: level });
     }
     if resamples == 0 {
         return Err(StatsError::OutOfRange { name: "resamples", expected: "at least 1", value: 0.0 });
     }
-    let centre = mean(values)?;
-    let mut random = SplitMix64(seed);
-    let n = values.len();
-    let means: Vec<f64> =
-        (0..resamples).map(|_| (0..n).map(|_| values[random.below(n)]).sum::<f64>() / n as f64).collect();
+    Ok(())
+}
+
+/// The interval of the (1 − level)/2 and (1 + level)/2 quantiles (nearest rank) of the
+/// resampled `means`.
+fn percentile_interval(centre: f64, means: &[f64], level: f64, seed: u64) -> Result<Interval> {
     let tail = (1.0 - level) / 2.0;
     Ok(Interval {
         mean: centre,
-        low: nearest_rank(&means, tail)?,
-        high: nearest_rank(&means, 1.0 - tail)?,
+        low: nearest_rank(means, tail)?,
+        high: nearest_rank(means, 1.0 - tail)?,
         level,
-        resamples,
+        resamples: means.len(),
         seed,
     })
 }
@@ -201,6 +218,10 @@ impl SplitMix64 {
         ((u128::from(self.next()) * n as u128) >> 64) as usize
     }
 }
+
+mod cluster;
+
+pub use cluster::{bootstrap_clustered_difference, bootstrap_clustered_mean};
 
 #[cfg(test)]
 mod tests;

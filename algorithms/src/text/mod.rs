@@ -3,7 +3,7 @@
 //! Markdown tables, prompt templates, token counts), as pure functions.
 //!
 //! Each function but `render` (minijinja templates), `token_count` (OpenAI's encodings), the answer readers of `claims.rs` and the ground-truth readers of `truth.rs` (the
-//! built-in judge's) and `plain` (markdown as plain text, for docs-to-memories) ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
+//! built-in judge's), `plain` (markdown as plain text, for docs-to-memories) and `porter_stem` (NLTK's Porter stemmer, for LoCoMo's scores) ports a named Rhai original of `scripts/lib/cortex/` rule for rule, edge cases
 //! included, so that a script calling it computes what it computed before, to the character;
 //! the originals are kept in `host/src/capabilities/text/parity_originals.rhai`, and the
 //! `parity_tests.rs` beside them hold the ports to them. Nothing here reads files, the clock or the network.
@@ -13,6 +13,7 @@ mod dates;
 mod facts;
 mod format;
 mod plain;
+mod porter;
 mod quantities;
 mod sentences;
 mod table;
@@ -26,6 +27,7 @@ pub use dates::{add_days, day_number};
 pub use facts::{contains_fact, count_facts, facts_in};
 pub use format::{code, fixed, percent, signed};
 pub use plain::plain;
+pub use porter::porter_stem;
 pub use quantities::{Quantity, Value, quantities, quantity, unit};
 pub use sentences::{captured_sentences, pieces, sentences, squash};
 pub use table::{Align, markdown_table};
