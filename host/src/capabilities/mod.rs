@@ -20,6 +20,7 @@ pub mod loopback;
 pub mod packages;
 pub mod proc;
 pub mod progress;
+pub mod qa;
 pub mod registry;
 pub mod results;
 pub mod run;

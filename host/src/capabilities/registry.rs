@@ -61,7 +61,7 @@ impl Capability {
 /// Every capability, in the order the API reference lists them. The end of a run goes through
 /// them in this order too: `proc` stops the run's programs before `workspace` removes their
 /// folders.
-pub static ALL: [Capability; 19] = [
+pub static ALL: [Capability; 20] = [
     super::run::CAPABILITY,
     super::fs::CAPABILITY,
     super::json::CAPABILITY,
@@ -79,6 +79,7 @@ pub static ALL: [Capability; 19] = [
     super::embed::CAPABILITY,
     super::search::CAPABILITY,
     super::stats::CAPABILITY,
+    super::qa::CAPABILITY,
     super::text::CAPABILITY,
     super::guest::CAPABILITY,
 ];

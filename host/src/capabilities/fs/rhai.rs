@@ -102,6 +102,21 @@ Example: `if fs::exists(\"fixtures/extra.json\") { ... }`",
 
     let reader = files.clone();
     function(
+        "sha256",
+        &["path: &str", "String"],
+        "
+The sha256 of a file's bytes, in lowercase hex, as the manifest records it: how a script
+checks that a data file is the published one.
+Example: `if fs::sha256(path) != OFFICIAL_SHA256 { log::warn(`${path} is not the official file`); }`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |context: NativeCallContext, path: &str| -> Result<String> {
+        let bytes = reader.read_bytes(path).map_err(|error| script_error(&context, &error))?;
+        Ok(super::sha256_hex(&bytes))
+    });
+
+    let reader = files.clone();
+    function(
         "resolve",
         &["path: &str", "String"],
         "

@@ -26,6 +26,11 @@ fn integers(context: &NativeCallContext, name: &str, values: &Array) -> Result<V
     numbers(context, name, values).map(|values| values.iter().map(|value| value.round() as i64).collect())
 }
 
+/// Cluster ids as text: values that print alike are one cluster (`1` and `"1"` too).
+fn cluster_names(clusters: &Array) -> Vec<String> {
+    clusters.iter().map(|cluster| cluster.to_string()).collect()
+}
+
 /// The options of `stats::bootstrap_mean`.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -90,6 +95,58 @@ Example: `let ci = stats::bootstrap_mean(deltas, #{ level: 0.95, seed: 7 });`",
             .map_err(|error| script_error(&context, &error))?;
         rhai::serde::to_dynamic(interval)
     });
+
+    function(
+        "bootstrap_clustered_mean",
+        &["values: Array", "clusters: Array", "options: Map", "Map"],
+        "
+A bootstrap confidence interval for the mean of values that come in clusters (a benchmark's
+questions grouped by conversation): each resample draws whole clusters with replacement, so
+questions that succeed or fail together are not counted as independent. `clusters[i]` names
+the cluster of `values[i]` (any strings or numbers). Returns and options as `bootstrap_mean`.
+Example: `let ci = stats::bootstrap_clustered_mean(f1s, conversation_ids, #{ seed: 1 });`",
+    )
+    .set_into_module(
+        &mut module,
+        |context: NativeCallContext, values: Array, clusters: Array, options: Map| -> Result<Dynamic> {
+            let options: BootstrapOptions = script_options(&context, "stats::bootstrap_clustered_mean", options)?;
+            let values = numbers(&context, "values", &values)?;
+            let clusters = cluster_names(&clusters);
+            let interval =
+                stats::bootstrap_clustered_mean(&values, &clusters, options.level, options.resamples, options.seed)
+                    .map_err(|error| script_error(&context, &error))?;
+            rhai::serde::to_dynamic(interval)
+        },
+    );
+
+    function(
+        "bootstrap_clustered_difference",
+        &["first: Array", "second: Array", "clusters: Array", "options: Map", "Map"],
+        "
+The cluster bootstrap interval of the mean paired difference `first[i] − second[i]` (two
+systems scored on the same questions), resampling whole clusters as
+`bootstrap_clustered_mean` does. Returns and options as `bootstrap_mean`.
+Example: `let ci = stats::bootstrap_clustered_difference(f1_a, f1_b, conversation_ids, #{});`",
+    )
+    .set_into_module(
+        &mut module,
+        |context: NativeCallContext, first: Array, second: Array, clusters: Array, options: Map| -> Result<Dynamic> {
+            let options: BootstrapOptions = script_options(&context, "stats::bootstrap_clustered_difference", options)?;
+            let first = numbers(&context, "first", &first)?;
+            let second = numbers(&context, "second", &second)?;
+            let clusters = cluster_names(&clusters);
+            let interval = stats::bootstrap_clustered_difference(
+                &first,
+                &second,
+                &clusters,
+                options.level,
+                options.resamples,
+                options.seed,
+            )
+            .map_err(|error| script_error(&context, &error))?;
+            rhai::serde::to_dynamic(interval)
+        },
+    );
 
     function(
         "sign_test",

@@ -132,6 +132,16 @@ Example: `text::stem(\"keys\")` is `\"key\"`; `\"class\"` and `\"bus\"` stay",
     .set_into_module(module, |word: &str| -> String { text::stem(word) });
 
     function(
+        "porter_stem",
+        &["word: &str", "String"],
+        "
+The Porter stem of a word as NLTK's `PorterStemmer()` (3.9.1, its default mode) gives it, the
+stemmer LoCoMo's official F1 uses; the word is lowercased first.
+Example: `text::porter_stem(\"running\")` is `\"run\"`; `\"generously\"` is `\"gener\"`",
+    )
+    .set_into_module(module, |word: &str| -> String { text::porter_stem(word) });
+
+    function(
         "stop_words",
         &["Array"],
         "

@@ -32,6 +32,8 @@ fn the_examples_of_the_api_reference_hold() {
         (r#"text::squash("  a\n\tb   c ")"#, r#""a b c""#),
         (r#"text::words("The TTL is 600s, isn't it?")"#, r#"["the", "ttl", "is", "600s", "isn", "it"]"#),
         (r#"text::stem("keys")"#, r#""key""#),
+        (r#"text::porter_stem("running")"#, r#""run""#),
+        (r#"text::porter_stem("generously")"#, r#""gener""#),
         (r#"text::is_stop_word("the")"#, "true"),
         (r#"text::content_words("What is the cache TTL now?")"#, r#"["cache", "ttl"]"#),
         (r#"text::terms("Which keys does it follow?")"#, r#"["key", "follow"]"#),
