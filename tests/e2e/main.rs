@@ -20,6 +20,7 @@ mod guest_abi;
 mod guests;
 mod killed;
 mod llm;
+mod locomo;
 mod manifest;
 mod memory_hook;
 mod memory_hook_bench;

@@ -169,6 +169,47 @@ fn the_memory_hook_benchmark_as_three_shards_merged_gives_the_tables_and_report_
 }
 
 #[test]
+fn the_locomo_benchmark_as_three_shards_merged_gives_the_tables_and_report_of_one_run() {
+    // Two conversations in three shards: one shard has none and writes no answers.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (whole, merged) = whole_and_merged(dir.path(), "scripts/locomo.rhai", &["--providers", "bm25,cortex-local"]);
+    assert_same_tables(&whole, &merged, &[]);
+    assert_eq!(report(&merged, dir.path()), report(&whole, dir.path()));
+}
+
+#[test]
+fn a_locomo_run_resumed_from_one_that_stopped_early_keeps_its_conversations_and_ends_as_one_run() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let out_text = out.display().to_string();
+        let mut args = vec!["run", "scripts/locomo.rhai", "--out", &out_text, "--", "--providers", "bm25,cortex-local"];
+        args.extend_from_slice(extra);
+        host_in_with(&repo_root(), &args, &[("LLM_API_KEY", None)]).expect_code(0);
+        out
+    };
+    let stopped = run("stopped", &["--conversations", "1"]);
+    let stopped_text = stopped.display().to_string();
+    let resumed = run("resumed", &["--resume", &stopped_text]);
+    let whole = run("whole", &[]);
+    assert_same_tables(&whole, &resumed, &[]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(resumed.join("manifest.json")).expect("manifest")).expect("json");
+    assert_eq!(manifest["settings"]["resumed"]["kept"], serde_json::json!(["sample-1"]));
+    assert_eq!(manifest["settings"]["resumed"]["redone"], serde_json::json!(["sample-2"]));
+
+    // Another setup's conversations are not taken over.
+    let other = dir.path().join("other").display().to_string();
+    let refused = host_in_with(
+        &repo_root(),
+        &["run", "scripts/locomo.rhai", "--out", &other, "--", "--providers", "bm25", "--resume", &stopped_text],
+        &[("LLM_API_KEY", None)],
+    );
+    assert_ne!(refused.code, 0);
+    assert!(refused.stderr.contains("was made with providers"), "{}", refused.stderr);
+}
+
+#[test]
 fn the_cortex_v1_benchmark_as_three_shards_merged_gives_the_tables_report_and_results_of_one_run_trial_by_trial() {
     let dir = tempfile::tempdir().expect("temporary directory");
     // Two trials: each shard writes a prompt's answers of every trial together, so that the
