@@ -210,6 +210,64 @@ fn a_locomo_run_resumed_from_one_that_stopped_early_keeps_its_conversations_and_
 }
 
 #[test]
+fn a_locomo_run_killed_mid_conversation_is_listed_as_killed_and_resumes_from_its_last_step_to_the_tables_of_one_run() {
+    // bm25 answers at once; the example provider answers each search after 0.4 s, so each
+    // conversation's 12 questions take about 5 s: time to kill the run once bm25 has finished
+    // the second conversation and the slow provider is still searching it.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let provider =
+        ["--providers", "bm25,external:scripts/examples/locomo_provider.py", "--provider-args=--fail slow --delay-s 0.4"];
+    let killed = dir.path().join("killed");
+    let killed_text = killed.display().to_string();
+    let mut args = vec!["run", "scripts/locomo.rhai", "--out", &killed_text, "--"];
+    args.extend_from_slice(&provider);
+    let mut child = crate::support::host_command(&repo_root(), &args, &[("LLM_API_KEY", None)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start host");
+    // bm25's step file is written when it has searched, and again when it has answered.
+    let bm25_step = killed.join("steps/sample-2/0.json");
+    let answered = || {
+        std::fs::read_to_string(&bm25_step)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .is_some_and(|step| step["answers"].is_array())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !answered() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(answered(), "bm25 answered the second conversation within two minutes");
+    child.kill().expect("SIGKILL the run");
+    child.wait().expect("reap the run");
+    assert!(killed.join("conversations/sample-1.json").exists(), "the first conversation was saved whole");
+    assert!(!killed.join("steps/sample-2/1.json").exists(), "killed while the slow provider searched the second");
+
+    let listed = host_in_with(&repo_root(), &["runs", &killed_text], &[]);
+    assert!(listed.stdout.contains("killed"), "{}", listed.stdout);
+
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let out_text = out.display().to_string();
+        let mut args = vec!["run", "scripts/locomo.rhai", "--out", &out_text, "--"];
+        args.extend_from_slice(&provider);
+        args.extend_from_slice(extra);
+        host_in_with(&repo_root(), &args, &[("LLM_API_KEY", None)]).expect_code(0);
+        out
+    };
+    let resumed = run("resumed", &["--resume", &killed_text]);
+    let whole = run("whole", &[]);
+    // The provider program (on another port) and the calls to it differ: the resumed run asked it
+    // only what it did again.
+    assert_same_tables(&whole, &resumed, &["http_calls", "proc_calls"]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(resumed.join("manifest.json")).expect("manifest")).expect("json");
+    assert_eq!(manifest["settings"]["resumed"]["kept"], serde_json::json!(["sample-1"]));
+    assert_eq!(manifest["settings"]["resumed"]["steps"], serde_json::json!(["sample-2 / bm25: answered"]));
+}
+
+#[test]
 fn the_cortex_v1_benchmark_as_three_shards_merged_gives_the_tables_report_and_results_of_one_run_trial_by_trial() {
     let dir = tempfile::tempdir().expect("temporary directory");
     // Two trials: each shard writes a prompt's answers of every trial together, so that the
