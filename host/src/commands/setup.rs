@@ -14,7 +14,7 @@ use crate::capabilities::llm::carried::Seeds;
 use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing, RateLimits, RetryPolicy};
 use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::loopback::LocalLoopback;
-use crate::capabilities::packages::{CachedPackages, GitCache, NpmCache, RecordedPackages};
+use crate::capabilities::packages::{CachedPackages, GitCache, NpmCache, PipCache, RecordedPackages};
 use crate::capabilities::proc::{Groups, LocalProcesses, MeteredProcesses, Proc, ProcPolicy, ScenarioProc};
 use crate::capabilities::progress::ConsoleProgress;
 use crate::capabilities::results::RunResults;
@@ -91,6 +91,7 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     let registries = Arc::new(CachedPackages {
         npm: NpmCache::new(&cache, &["npm"], notify(parts.console.clone())),
         git: GitCache::new(&cache, &["git"], notify(parts.console.clone())),
+        pip: PipCache::new(&cache, &["python3"], notify(parts.console.clone())),
     });
     let readable = parts.files.clone();
     let allow_read = Box::new(move |dir: &Path| crate::capabilities::fs::Files::allow_root(readable.as_ref(), dir));

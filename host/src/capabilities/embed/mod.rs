@@ -264,6 +264,25 @@ impl EmbedRouter {
     }
 }
 
+/// One model of the router as an [`Embedder`]: what a program host serves embeddings to gets
+/// the vectors `embed::` would give (cached, and named in the manifest).
+pub struct RoutedEmbedder {
+    pub router: Arc<EmbedRouter>,
+    /// The choice, as `EmbedRequest::model` takes it (`None`: the local model).
+    pub model: Option<String>,
+}
+
+#[async_trait::async_trait]
+impl Embedder for RoutedEmbedder {
+    fn model_id(&self) -> String {
+        self.router.model_id(self.model.as_deref())
+    }
+
+    async fn embed(&self, texts: Vec<String>, batch: Option<usize>) -> Result<Embeddings, EmbedError> {
+        self.router.embed(EmbedRequest { texts, model: self.model.clone(), batch }).await
+    }
+}
+
 /// `embed::` for scripts, and `host:embed` for guests.
 pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
     name: "embed",

@@ -5,7 +5,7 @@ use serde_json::json;
 use super::libraries::{PINNED, inline_script};
 use super::page::headings_for_tests;
 use super::*;
-use crate::capabilities::packages::{Installed, NoPackages, Package, PackagesError};
+use crate::capabilities::packages::{Installed, NoPackages, Package, PackagesError, PythonEnv};
 
 /// A package cache holding fake builds of the pinned libraries.
 struct FakeCache(tempfile::TempDir);
@@ -31,6 +31,10 @@ impl Packages for FakeCache {
     }
 
     fn npm_install(&self, _spec: &str) -> Result<Installed, PackagesError> {
+        Err(PackagesError::Unavailable)
+    }
+
+    fn pip_install(&self, _spec: &str) -> Result<PythonEnv, PackagesError> {
         Err(PackagesError::Unavailable)
     }
 

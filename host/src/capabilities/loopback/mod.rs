@@ -8,7 +8,8 @@
 //! vocabulary: numbered by a script, or picked by a play for a request), `modes` (faults a script
 //! switches at run time), `shutdown` (the signals handlers and connections select on), `wire`
 //! (JSON bodies, token counts, stream deltas) and `replies` (the scripted agent of a chat play).
-//! A play is one file: `anthropic`, `openai`, `cortex` (with `memories` and `jobs`). Servers run
+//! A play is one file: `anthropic`, `openai`, `cortex` (with `memories` and `jobs`), `models`
+//! (host's own models served to a memory system, with `extractor`). Servers run
 //! on the run's async runtime and all stop when the run ends; this module knows nothing of Rhai.
 //!
 //! The end-to-end tests' fakes are plays on the same [`Server`]: a test's own [`Play`] (an echoing
@@ -18,9 +19,11 @@
 mod anthropic;
 mod cortex;
 mod door;
+mod extractor;
 mod faults;
 mod jobs;
 mod memories;
+mod models;
 mod modes;
 mod openai;
 mod record;
@@ -33,7 +36,10 @@ mod wire;
 /// `loopback::` for scripts.
 pub const CAPABILITY: super::registry::Capability = super::registry::Capability {
     name: "loopback",
-    rhai: |capabilities| rhai::module(capabilities.loopback.clone(), capabilities.runtime.clone()),
+    rhai: |capabilities| {
+        let embedders = rhai::run_embedders(capabilities.embed.clone());
+        rhai::module(capabilities.loopback.clone(), capabilities.runtime.clone(), embedders)
+    },
     types: rhai::register_types,
     guest: None,
     finish: |_, _| {},
@@ -45,6 +51,8 @@ mod cortex_tests;
 #[cfg(test)]
 mod faults_tests;
 #[cfg(test)]
+mod models_tests;
+#[cfg(test)]
 mod openai_tests;
 #[cfg(test)]
 mod tests;
@@ -55,6 +63,7 @@ pub use anthropic::AnthropicScript;
 pub use cortex::{CortexPlay, CortexScript};
 pub use faults::{Fault, FaultSpec, Faults};
 pub use memories::Memory;
+pub use models::{ModelsPlay, ModelsScript};
 pub use modes::{Mode, ModeSpec};
 pub use openai::{OpenAiScript, embedding, embeddings};
 pub use record::RequestRecord;
@@ -89,6 +98,13 @@ pub trait Loopback: Send + Sync {
     /// A server playing the Cortex memory API as `script` says, in the script's mode when this
     /// returns; the play is returned too, to read the memories it holds.
     async fn cortex(&self, script: CortexScript) -> Result<(Arc<Server>, Arc<CortexPlay>), LoopbackError>;
+    /// A server answering OpenAI's chat and embeddings API with host's own models: `embedder`
+    /// for embeddings, the chat `script` names for completions; listening when this returns.
+    async fn models(
+        &self,
+        script: ModelsScript,
+        embedder: Arc<dyn crate::capabilities::embed::Embedder>,
+    ) -> Result<Arc<Server>, LoopbackError>;
 }
 
 /// Servers on this process's loopback interface, on the runtime the caller runs on. Every server
@@ -130,6 +146,16 @@ impl Loopback for LocalLoopback {
         let server = self.keep(Server::start(play.clone(), faults::Faults::default()).await?);
         server.set_mode(mode).await?;
         Ok((server, play))
+    }
+
+    async fn models(
+        &self,
+        script: ModelsScript,
+        embedder: Arc<dyn crate::capabilities::embed::Embedder>,
+    ) -> Result<Arc<Server>, LoopbackError> {
+        let (play, faults) = ModelsPlay::new(script, embedder)?;
+        let server = Server::start(Arc::new(play), faults).await?;
+        Ok(self.keep(server))
     }
 }
 

@@ -108,7 +108,7 @@ impl Play for OpenAiPlay {
     }
 }
 
-fn openai_error(status: StatusCode, message: &str, code: Option<&str>) -> Answer {
+pub(super) fn openai_error(status: StatusCode, message: &str, code: Option<&str>) -> Answer {
     let (kind, code) = match code {
         Some(code) => (code, json!(code)),
         None => error_kind(status),

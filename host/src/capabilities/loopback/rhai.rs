@@ -7,8 +7,12 @@ use rhai::{Dynamic, Engine, EvalAltResult, Map, Module, NativeCallContext};
 use serde_json::json;
 use tokio::runtime::Handle;
 
-use super::{AnthropicScript, CortexPlay, CortexScript, Loopback, LoopbackError, Mode, ModeSpec, OpenAiScript, Server};
+use super::{
+    AnthropicScript, CortexPlay, CortexScript, Loopback, LoopbackError, Mode, ModeSpec, ModelsScript, OpenAiScript,
+    Server,
+};
 use crate::capabilities::docs::function;
+use crate::capabilities::embed::{EmbedRouter, Embedder, RoutedEmbedder};
 use crate::capabilities::{script_error, script_value};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
@@ -31,7 +35,16 @@ pub fn register_types(engine: &mut Engine) {
     engine.register_type_with_name::<LoopbackServer>("LoopbackServer");
 }
 
-pub fn module(loopback: Arc<dyn Loopback>, runtime: Handle) -> Module {
+/// The embedder a `loopback::models` server answers with, for a model choice as `embed::` takes
+/// it (`None`: the local model).
+pub type EmbedderFor = Arc<dyn Fn(Option<String>) -> Arc<dyn Embedder> + Send + Sync>;
+
+/// The run's embedders, by choice: what `embed::` gives, cached and named in the manifest.
+pub fn run_embedders(router: Arc<EmbedRouter>) -> EmbedderFor {
+    Arc::new(move |model| Arc::new(RoutedEmbedder { router: router.clone(), model }))
+}
+
+pub fn module(loopback: Arc<dyn Loopback>, runtime: Handle, embedder_for: EmbedderFor) -> Module {
     let mut module = Module::new();
 
     let (handle, anthropic) = (runtime.clone(), loopback.clone());
@@ -97,6 +110,37 @@ Example: `let model = loopback::openai(#{ models: [\"canned\"], replies: [#{ too
         let minimal = json!({"replies": []});
         let script: OpenAiScript = script_value(&context, "script for `loopback::openai`", &script.into(), &minimal)?;
         let server = handle.block_on(openai.openai(script)).map_err(|error| script_error(&context, &error))?;
+        Ok(LoopbackServer::plain(server))
+    });
+
+    let (handle, models) = (runtime.clone(), loopback.clone());
+    function(
+        "models",
+        &["script: Map", "LoopbackServer"],
+        "
+Starts a server on 127.0.0.1 (a free port) answering OpenAI's API with host's own models, for a
+memory system that needs an LLM and an embedder (mem0), and returns it once it listens; point
+the program's OpenAI base URL at `url() + \"/v1\"`. `POST /v1/embeddings` embeds each `input` (a
+string or a list of strings) with `embedding_model` (`\"local\"`: the run's local model, as
+`embed::texts` gives it, cached and named in the manifest; or any model `embed::` takes), in the
+OpenAI shape ordered by `index`; a `dimensions` other than the model's is a 400.
+`POST /v1/chat/completions` is answered by `chat` (`\"memory-extractor\"`, the only one): a
+stand-in for the memory system's extraction LLM that answers mem0's extraction request with one
+memory per `user:` message of its `## New Messages` section, as said (`#{ memory: [#{ id, text,
+attributed_to: \"user\", linked_memory_ids }] }` as the message content); any other request is a
+400 saying why. `chat_model` (`\"memory-extractor\"`) is the id `GET /v1/models` lists beside the
+embedding model. `faults` as for `loopback::openai`, numbering both POST endpoints. Token counts
+depend only on the request. The server stops when the run ends.
+Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
+Example: `let models = loopback::models(#{}); let base = models.url() + \"/v1\";`",
+    )
+    .with_volatility(true)
+    .set_into_module(&mut module, move |context: NativeCallContext, script: Map| -> Result<LoopbackServer> {
+        let script: ModelsScript = script_value(&context, "script for `loopback::models`", &script.into(), &json!({}))?;
+        let choice = script.embedding_model.clone().filter(|model| model != "local");
+        let embedder = embedder_for(choice);
+        let server =
+            handle.block_on(models.models(script, embedder)).map_err(|error| script_error(&context, &error))?;
         Ok(LoopbackServer::plain(server))
     });
 

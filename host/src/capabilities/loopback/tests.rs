@@ -380,13 +380,29 @@ pub(super) mod script {
     use rhai::{Array, Engine, Scope};
 
     use super::*;
-    use crate::capabilities::loopback::rhai::{module, register_types};
+    use crate::capabilities::embed::{EmbedError, Embedder, Embeddings};
+    use crate::capabilities::loopback::rhai::{EmbedderFor, module, register_types};
+
+    /// The scripts here start no `loopback::models` server that embeds.
+    struct NoEmbedder;
+
+    #[async_trait::async_trait]
+    impl Embedder for NoEmbedder {
+        fn model_id(&self) -> String {
+            "none".into()
+        }
+
+        async fn embed(&self, _texts: Vec<String>, _batch: Option<usize>) -> Result<Embeddings, EmbedError> {
+            Err(EmbedError::Model("no embedder in these tests".into()))
+        }
+    }
 
     /// An engine with `loopback::` on `runtime`, as a run registers it.
     pub(in crate::capabilities::loopback) fn engine(runtime: &tokio::runtime::Runtime) -> Engine {
         let mut engine = Engine::new();
         let loopback: Arc<dyn Loopback> = Arc::new(LocalLoopback::new());
-        engine.register_static_module("loopback", module(loopback, runtime.handle().clone()).into());
+        let embedders: EmbedderFor = Arc::new(|_| Arc::new(NoEmbedder));
+        engine.register_static_module("loopback", module(loopback, runtime.handle().clone(), embedders).into());
         register_types(&mut engine);
         engine
     }

@@ -4,11 +4,14 @@
 //! (`settings.packages`: name, version, sha256 of the archive) by [`RecordedPackages`].
 //!
 //! The registries are npm (the `next` package's docs, the Claude Code CLI, the OpenClaw
-//! runtime), fetched with `npm pack` and unpacked with `tar`, and git repositories pinned by
-//! commit or tag (an eval suite, a docs tree), cloned with `git`.
+//! runtime), fetched with `npm pack` and unpacked with `tar`; git repositories pinned by
+//! commit or tag (an eval suite, a docs tree), cloned with `git`; and PyPI (mem0), each package
+//! installed with its dependencies by pip into a Python environment of its own, with what pip
+//! resolved (`pip freeze`) recorded as its lock.
 
 mod git;
 mod npm;
+mod pip;
 pub mod rhai;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +21,7 @@ use serde::Serialize;
 
 pub use git::GitCache;
 pub use npm::NpmCache;
+pub use pip::{PipCache, pinned_pip};
 
 /// A git repository at a revision: `rev` a commit id (7 to 40 hex digits), a tag or a branch;
 /// `None` for the revision last set up for this repository. `paths` limits the checkout to
@@ -67,9 +71,17 @@ pub enum PackagesError {
     )]
     NotPinned { spec: String },
     #[error(
+        "`{spec}` is not a pinned PyPI package; hint: give an exact version, `<name>==<version>`, e.g. `mem0ai==2.2.1`"
+    )]
+    NotPinnedPip { spec: String },
+    #[error(
         "cannot fetch `{spec}` with `{program}`: {reason}; hint: run `npm pack {spec}` once on a machine that reaches the npm registry, or set HOST_CACHE_DIR to a cache that has it"
     )]
     Fetch { spec: String, program: String, reason: String },
+    #[error(
+        "cannot install `{spec}` with `{program}`: {reason}; hint: run it once on a machine that reaches PyPI (or the index pip is configured with), or set HOST_CACHE_DIR to a cache that has it"
+    )]
+    PipInstall { spec: String, program: String, reason: String },
     #[error("cannot use the package cache `{path}`")]
     Cache {
         path: PathBuf,
@@ -108,6 +120,27 @@ pub struct Installed {
     pub fetched: bool,
 }
 
+/// A PyPI package installed with its dependencies into a Python environment of its own, in the
+/// cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PythonEnv {
+    /// The package's name, normalised as PyPI compares names (`mem0ai`).
+    pub name: String,
+    pub version: String,
+    /// The environment's Python, `<root>/bin/python`: run programs as `python -m <module>` or
+    /// `python <file>`, never through the scripts in `bin/` (their shebangs name the folder the
+    /// environment was made in).
+    pub python: PathBuf,
+    /// The environment (a virtual environment, `pyvenv.cfg` at its top).
+    pub root: PathBuf,
+    /// What pip resolved: `pip freeze --all`, one `name==version` a line.
+    pub lock: Vec<String>,
+    /// SHA-256 of the lock file, `host-lock.txt`.
+    pub lock_sha256: String,
+    /// Whether this call installed it (false: it was in the cache already).
+    pub fetched: bool,
+}
+
 /// Where packages come from.
 pub trait Packages: Send + Sync {
     /// The npm package `spec` (`name@version`, the version exact), fetched when not cached.
@@ -117,6 +150,10 @@ pub trait Packages: Send + Sync {
     /// for programs that need their dependencies to run.
     fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError>;
 
+    /// The PyPI package `spec` (`name==version`, the version exact) installed with its
+    /// dependencies (`pip install`) into a Python environment of its own, when not cached.
+    fn pip_install(&self, spec: &str) -> Result<PythonEnv, PackagesError>;
+
     /// The git repository `source` checked out at its revision, cloned when not cached.
     fn git(&self, source: &GitSource) -> Result<GitCheckout, PackagesError>;
 }
@@ -125,6 +162,7 @@ pub trait Packages: Send + Sync {
 pub struct CachedPackages {
     pub npm: NpmCache,
     pub git: GitCache,
+    pub pip: PipCache,
 }
 
 impl Packages for CachedPackages {
@@ -134,6 +172,10 @@ impl Packages for CachedPackages {
 
     fn npm_install(&self, spec: &str) -> Result<Installed, PackagesError> {
         self.npm.npm_install(spec)
+    }
+
+    fn pip_install(&self, spec: &str) -> Result<PythonEnv, PackagesError> {
+        self.pip.pip_install(spec)
     }
 
     fn git(&self, source: &GitSource) -> Result<GitCheckout, PackagesError> {
@@ -150,6 +192,10 @@ impl Packages for NoPackages {
     }
 
     fn npm_install(&self, _spec: &str) -> Result<Installed, PackagesError> {
+        Err(PackagesError::Unavailable)
+    }
+
+    fn pip_install(&self, _spec: &str) -> Result<PythonEnv, PackagesError> {
         Err(PackagesError::Unavailable)
     }
 
@@ -206,6 +252,16 @@ impl Packages for RecordedPackages {
             "lock_sha256": installed.lock_sha256,
         }));
         Ok(installed)
+    }
+
+    fn pip_install(&self, spec: &str) -> Result<PythonEnv, PackagesError> {
+        let env = self.inner.pip_install(spec)?;
+        (self.allow_read)(&env.root);
+        self.record(serde_json::json!({
+            "registry": "pypi", "name": env.name, "version": env.version, "installed": true,
+            "lock_sha256": env.lock_sha256, "lock": env.lock,
+        }));
+        Ok(env)
     }
 
     fn git(&self, source: &GitSource) -> Result<GitCheckout, PackagesError> {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rhai::{Dynamic, EvalAltResult, Map, Module, NativeCallContext};
+use rhai::{Array, Dynamic, EvalAltResult, Map, Module, NativeCallContext};
 
 use super::{GitSource, Packages};
 use crate::capabilities::{docs::function, script_error, script_value};
@@ -90,6 +90,36 @@ Example: `let codemod = packages::npm_install(\"@next/codemod@16.4.3\"); proc::r
             map.insert("root".into(), installed.root.display().to_string().into());
             map.insert("lock_sha256".into(), installed.lock_sha256.into());
             map.insert("fetched".into(), Dynamic::from_bool(installed.fetched));
+            Ok(map)
+        },
+    );
+    let pip = packages.clone();
+    function(
+        "pip_install",
+        &["spec: &str", "Map"],
+        "
+The PyPI package `spec` (`name==version`, an exact version) installed with its dependencies,
+once, by pip into a Python environment of its own in host's cache (`python3 -m venv`, then
+`pip install`; pip's own configuration and index apply); the manifest records it with what pip
+resolved (`pip freeze --all`) under `settings.packages`. Returns `#{ name, version, python,
+root, lock, lock_sha256, fetched }`: `python` is the environment's Python (run modules with
+`-m`, not the scripts in `bin/`), `root` the environment, `lock` the frozen `name==version` lines.
+Example: `let env = packages::pip_install(\"mem0ai==2.2.1\"); proc::allow([\"python\"]); let r = proc::run(#{ argv: [env.python, \"-c\", \"import mem0\"] });`",
+    )
+    .with_volatility(true)
+    .set_into_module(
+        &mut module,
+        move |context: NativeCallContext, spec: &str| -> Result<Map, Box<EvalAltResult>> {
+            let env = pip.pip_install(spec).map_err(|error| script_error(&context, &error))?;
+            let mut map = Map::new();
+            map.insert("name".into(), env.name.into());
+            map.insert("version".into(), env.version.into());
+            map.insert("python".into(), env.python.display().to_string().into());
+            map.insert("root".into(), env.root.display().to_string().into());
+            let lock: Array = env.lock.into_iter().map(Dynamic::from).collect();
+            map.insert("lock".into(), lock.into());
+            map.insert("lock_sha256".into(), env.lock_sha256.into());
+            map.insert("fetched".into(), Dynamic::from_bool(env.fetched));
             Ok(map)
         },
     );
