@@ -210,3 +210,74 @@ fn an_external_provider_runs_in_the_benchmark_beside_the_built_ins() {
     let described = std::fs::read_to_string(run.join("manifest.json")).expect("manifest");
     assert!(described.contains("example-bm25"), "the provider's own description is recorded");
 }
+
+/// A listener on 127.0.0.1 that counts the connections made to it and answers none: a proxy
+/// every proxy variable points at, which a run that stays offline never reaches.
+fn counting_listener() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let address = format!("http://{}", socket.local_addr().expect("address"));
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = count.clone();
+    std::thread::spawn(move || {
+        for stream in socket.incoming() {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (address, count)
+}
+
+#[test]
+fn mem0_runs_offline_beside_bm25_on_host_models_reaching_nothing_else_even_with_every_proxy_set() {
+    // mem0 (fetched by `tests/run` into host's cache) on its pinned environment, its LLM and
+    // embedder served by host; every proxy variable, in host and passed on to mem0, points at a
+    // listener that must see no connection: no telemetry, no model download, nothing proxied.
+    let (proxy, connections) = counting_listener();
+    let names = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
+    let out = tempfile::tempdir().expect("temporary directory");
+    let run = out.path().join("run");
+    let run_text = run.display().to_string();
+    let pass = format!("--provider-pass-env={}", names.join(","));
+    let args = ["run", "scripts/locomo.rhai", "--out", &run_text, "--", "--providers", "mem0,bm25", &pass];
+    let mut env: Vec<(&str, Option<&str>)> = NO_KEYS.to_vec();
+    env.extend(names.iter().map(|name| (*name, Some(proxy.as_str()))));
+    env.push(("NO_PROXY", None));
+    env.push(("no_proxy", None));
+    host_in_with(&repo_root(), &args, &env).expect_code(0);
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 0, "nothing went to a proxy");
+
+    let rows = query(
+        &run,
+        "SELECT provider, count(*), count(*) FILTER (WHERE items BETWEEN 1 AND 10) FROM '{answers}' GROUP BY ALL ORDER BY ALL",
+    );
+    assert_eq!(rows, json!([["bm25", 24, 24], ["mem0", 24, 24]]), "mem0 returns items for every question");
+    // Each memory carries the turn ids of the add call it came from, so evidence is found.
+    let recall = query(&run, "SELECT avg(evidence_recall) > 0.5 FROM '{answers}' WHERE provider = 'mem0'");
+    assert_eq!(recall, json!([[true]]));
+    // mem0 asked its model server for embeddings and extractions only, and every one was answered.
+    let requests = duckdb(&format!(
+        "SELECT path, bool_and(status = 200), count(*) > 0 FROM '{}' GROUP BY ALL ORDER BY ALL",
+        table(&run, "locomo_model_requests")
+    ))["rows"]
+        .clone();
+    assert_eq!(requests, json!([["/v1/chat/completions", true, true], ["/v1/embeddings", true, true]]));
+
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).expect("manifest")).expect("json");
+    let packages = manifest["settings"]["packages"].as_array().expect("packages recorded");
+    let mem0 = packages.iter().find(|p| p["registry"] == "pypi").expect("the Python environment is recorded");
+    assert_eq!((&mem0["name"], &mem0["version"]), (&json!("mem0ai"), &json!("2.2.1")));
+    assert!(mem0["lock"].as_array().expect("lock").contains(&json!("mem0ai==2.2.1")), "{mem0}");
+    let described = &manifest["settings"]["providers"]["described"][0];
+    assert_eq!(described["name"], "mem0");
+    assert_eq!(described["settings"]["served_by_host"]["pip_package"], "mem0ai==2.2.1");
+    assert_eq!(described["settings"]["keyword_search"], false, "no spaCy or fastembed: no downloads");
+}
+
+#[test]
+fn mem0_passes_the_conformance_check() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let (run, result) = conformance(out.path(), "mem0", "");
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    assert_eq!(failed_checks(&run), json!([]));
+}

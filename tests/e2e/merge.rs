@@ -215,8 +215,11 @@ fn a_locomo_run_killed_mid_conversation_is_listed_as_killed_and_resumes_from_its
     // conversation's 12 questions take about 5 s: time to kill the run once bm25 has finished
     // the second conversation and the slow provider is still searching it.
     let dir = tempfile::tempdir().expect("temporary directory");
-    let provider =
-        ["--providers", "bm25,external:scripts/examples/locomo_provider.py", "--provider-args=--fail slow --delay-s 0.4"];
+    let provider = [
+        "--providers",
+        "bm25,external:scripts/examples/locomo_provider.py",
+        "--provider-args=--fail slow --delay-s 0.4",
+    ];
     let killed = dir.path().join("killed");
     let killed_text = killed.display().to_string();
     let mut args = vec!["run", "scripts/locomo.rhai", "--out", &killed_text, "--"];

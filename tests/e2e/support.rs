@@ -79,13 +79,13 @@ pub fn host_in(cwd: &Path, args: &[&str]) -> Run {
 /// so tests neither read nor fill the user's `~/.cache/host`. Registry packages are the
 /// exception: pinned and immutable, they are read from host's own cache, where `tests/run`
 /// fetched them before the suite (the Claude Code CLI alone is 175 MB; ONNX Runtime's library,
-/// under `runtimes`, 29 MB).
+/// under `runtimes`, 29 MB; mem0's Python environment, under `pip`).
 fn test_cache() -> &'static Path {
     static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
     CACHE
         .get_or_init(|| {
             let cache = tempfile::tempdir().expect("temporary cache folder");
-            for shared in ["npm", "npm-install", "runtimes"] {
+            for shared in ["npm", "npm-install", "pip", "runtimes"] {
                 let real = host::project::cache_root().join(shared);
                 std::fs::create_dir_all(&real).expect("host's package cache");
                 std::os::unix::fs::symlink(&real, cache.path().join(shared)).expect("link the package cache");
