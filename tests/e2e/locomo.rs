@@ -281,3 +281,47 @@ fn mem0_passes_the_conformance_check() {
     assert_eq!(result.code, 0, "{}", result.stderr);
     assert_eq!(failed_checks(&run), json!([]));
 }
+
+#[test]
+fn with_a_model_mem0s_extraction_goes_through_hosts_llm_stack_and_is_recorded_in_llm_calls() {
+    let llm = crate::fake_llm::FakeLlm::start();
+    llm.always_reply(
+        r#"{"memory": [{"id": "0", "text": "Ines adopted a retired racing greyhound", "attributed_to": "user"}]}"#,
+    );
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = dir.path().join("run");
+    let run_text = run.display().to_string();
+    let base = llm.openai_base();
+    let args = [
+        "run",
+        "scripts/locomo.rhai",
+        "--out",
+        &run_text,
+        "--",
+        "--providers",
+        "mem0",
+        "--mem0-model",
+        "llm:fake-extractor",
+    ];
+    host_in_with(
+        &repo_root(),
+        &args,
+        &[("LLM_API_KEY", Some("llm-key")), ("LLM_BASE_URL", Some(&base)), ("ANTHROPIC_API_KEY", None)],
+    )
+    .expect_code(0);
+    let calls = duckdb(&format!(
+        "SELECT role, model, count(*) > 0, bool_and(prompt_tokens > 0) FROM '{}' GROUP BY ALL",
+        table(&run, "llm_calls")
+    ));
+    assert_eq!(calls["rows"], json!([["memory-system", "fake-extractor", true, true]]));
+    // The model extracted one memory over and over: mem0 stored it once per speaker, and the
+    // provider answers identical texts once, so a search finds it once or (under mem0's 0.1
+    // similarity threshold) not at all.
+    let found = query(&run, "SELECT count(*) FILTER (WHERE items > 0) > 0, max(items), count(*) FROM '{answers}'");
+    assert_eq!(found, json!([[true, 1, 24]]));
+    let texts = duckdb(&format!(
+        "SELECT count(*) FROM '{}' WHERE path = '/v1/chat/completions' AND status = 200",
+        table(&run, "locomo_model_requests")
+    ));
+    assert!(texts["rows"][0][0].as_i64().unwrap_or(0) > 0, "{texts}");
+}

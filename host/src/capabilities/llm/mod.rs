@@ -73,19 +73,27 @@ pub struct ChatRequest {
     /// Seconds before the call is abandoned (and retried); default 60.
     #[serde(default)]
     pub timeout_s: Option<f64>,
+    /// OpenAI's `response_format` (as `{"type": "json_object"}`), sent as given to
+    /// OpenAI-compatible servers; Anthropic's API has none, so it is not sent there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<serde_json::Value>,
 }
 
 impl ChatRequest {
     /// The content-address of this call: provider, model, messages, sampling and `key`. Role
     /// and timeout do not change the answer, so they are not part of it.
     pub fn fingerprint(&self) -> String {
-        let identity = serde_json::json!({
+        let mut identity = serde_json::json!({
             "model": self.model,
             "messages": self.messages,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "key": self.key,
         });
+        // Only when set, so that every call made before the field existed keeps its key.
+        if let Some(format) = &self.response_format {
+            identity["response_format"] = format.clone();
+        }
         hex::encode(Sha256::digest(identity.to_string().as_bytes()))
     }
 
@@ -186,3 +194,27 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     finish: |_, _| {},
     scratch: None,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asking(text: &str) -> ChatRequest {
+        ChatRequest { messages: vec![Message { role: "user".into(), content: text.into() }], ..ChatRequest::default() }
+    }
+
+    #[test]
+    fn a_request_without_a_response_format_keeps_the_cache_key_it_had_before_the_field_existed() {
+        let request = asking("hi");
+        let before = serde_json::json!({
+            "model": null, "messages": [{"role": "user", "content": "hi"}], "temperature": null, "max_tokens": null, "key": null,
+        });
+        assert_eq!(request.fingerprint(), hex::encode(Sha256::digest(before.to_string().as_bytes())));
+    }
+
+    #[test]
+    fn a_response_format_is_part_of_what_tells_calls_apart() {
+        let json = ChatRequest { response_format: Some(serde_json::json!({"type": "json_object"})), ..asking("hi") };
+        assert_ne!(json.fingerprint(), asking("hi").fingerprint());
+    }
+}

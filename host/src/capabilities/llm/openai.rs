@@ -27,12 +27,15 @@ impl Llm for OpenAiLlm {
             variable: self.endpoint.key_variable,
         })?;
         let (_, model) = request.provider_and_model();
-        let body = json!({
+        let mut body = json!({
             "model": model,
             "messages": request.messages,
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         });
+        if let Some(format) = &request.response_format {
+            body["response_format"] = format.clone();
+        }
         let url = format!("{}/chat/completions", self.endpoint.base_url.trim_end_matches('/'));
         let http = client(&self.client, "openai")?.post(url).bearer_auth(key.expose()).json(&body);
         let reply = exchange("openai", http, request.timeout()).await?;

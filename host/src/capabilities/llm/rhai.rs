@@ -59,7 +59,8 @@ latency_ms, provider, model, call_id, cached, retries }`. Request fields: `messa
 `[#{ role, content }]`), `model` (`openai:<name>`, `anthropic:<name>` or a bare name for the
 OpenAI-compatible server; default `LLM_MODEL`, or `JUDGE_MODEL` for role `judge`),
 `temperature` (0), `max_tokens` (1024), `key` (tells identical calls apart in the cache),
-`role` (recorded in `llm_calls`; `judge` uses the `JUDGE_*` settings), `timeout_s` (60).
+`role` (recorded in `llm_calls`; `judge` uses the `JUDGE_*` settings), `timeout_s` (60),
+`response_format` (OpenAI's, as `#{ type: \"json_object\" }`; not sent to Anthropic).
 Failures are catchable errors; a quota error ends the run.
 Example: `let reply = llm::chat(#{ role: \"answerer\", messages: [#{ role: \"user\", content: question }] });`",
     )

@@ -38,7 +38,7 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     name: "loopback",
     rhai: |capabilities| {
         let embedders = rhai::run_embedders(capabilities.embed.clone());
-        rhai::module(capabilities.loopback.clone(), capabilities.runtime.clone(), embedders)
+        rhai::module(capabilities.loopback.clone(), capabilities.runtime.clone(), embedders, capabilities.llm.clone())
     },
     types: rhai::register_types,
     guest: None,
@@ -99,11 +99,13 @@ pub trait Loopback: Send + Sync {
     /// returns; the play is returned too, to read the memories it holds.
     async fn cortex(&self, script: CortexScript) -> Result<(Arc<Server>, Arc<CortexPlay>), LoopbackError>;
     /// A server answering OpenAI's chat and embeddings API with host's own models: `embedder`
-    /// for embeddings, the chat `script` names for completions; listening when this returns.
+    /// for embeddings, the chat `script` names for completions (the extractor, or a model through
+    /// `llm`); listening when this returns.
     async fn models(
         &self,
         script: ModelsScript,
         embedder: Arc<dyn crate::capabilities::embed::Embedder>,
+        llm: Arc<dyn crate::capabilities::llm::Llm>,
     ) -> Result<Arc<Server>, LoopbackError>;
 }
 
@@ -152,8 +154,9 @@ impl Loopback for LocalLoopback {
         &self,
         script: ModelsScript,
         embedder: Arc<dyn crate::capabilities::embed::Embedder>,
+        llm: Arc<dyn crate::capabilities::llm::Llm>,
     ) -> Result<Arc<Server>, LoopbackError> {
-        let (play, faults) = ModelsPlay::new(script, embedder)?;
+        let (play, faults) = ModelsPlay::new(script, embedder, llm)?;
         let server = Server::start(Arc::new(play), faults).await?;
         Ok(self.keep(server))
     }

@@ -1,9 +1,10 @@
 //! An OpenAI-compatible model server for a memory system that needs an LLM and an embedder of its
 //! own (mem0): `POST /v1/embeddings` answered with host's embedding model (the run's, so its
 //! vectors are cached and the manifest names the model), and `POST /v1/chat/completions`
-//! answered by the memory extractor ([`super::extractor`]), so the memory system stores and
-//! retrieves for real while its extraction is a stand-in that needs no key. `GET /v1/models`
-//! lists the two model ids.
+//! answered either by the memory extractor ([`super::extractor`]: the memory system stores and
+//! retrieves for real while its extraction is a stand-in that needs no key) or by a real model
+//! through the run's `llm` stack (cached, metered into `llm_calls`, rate limited, retried).
+//! `GET /v1/models` lists the two model ids.
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use super::openai::openai_error;
 use super::server::{Answer, Incoming, Play};
 use super::wire::tokens;
 use crate::capabilities::embed::Embedder;
+use crate::capabilities::llm::{ChatRequest, Llm, Message};
 
 const MODELS: &str = "/v1/models";
 const COMPLETIONS: &str = "/v1/chat/completions";
@@ -27,7 +29,8 @@ const EMBEDDINGS: &str = "/v1/embeddings";
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelsScript {
-    /// What answers chat completions: `memory-extractor`, the only one for now.
+    /// What answers chat completions: `memory-extractor`, or `llm:<model>` (a model as `llm::chat`
+    /// names it, through the run's `llm` stack).
     #[serde(default = "default_chat")]
     pub chat: String,
     /// The embedding model, as `embed::` names it (`local` or none: the run's local model); the
@@ -45,23 +48,41 @@ fn default_chat() -> String {
     extractor::NAME.to_string()
 }
 
+/// What answers chat completions.
+enum Chat {
+    Extractor,
+    Model { llm: Arc<dyn Llm>, model: String },
+}
+
+/// What the `llm_calls` rows of forwarded requests are recorded as.
+const ROLE: &str = "memory-system";
+
 pub struct ModelsPlay {
+    chat: Chat,
     chat_model: String,
     embedder: Arc<dyn Embedder>,
 }
 
 impl ModelsPlay {
-    pub fn new(script: ModelsScript, embedder: Arc<dyn Embedder>) -> Result<(Self, Faults), LoopbackError> {
-        if script.chat != extractor::NAME {
-            let message = format!("`{}` answers no chat; the one there is: `{}`", script.chat, extractor::NAME);
-            return Err(LoopbackError::Script { play: "models", field: "chat".into(), message });
-        }
+    pub fn new(
+        script: ModelsScript,
+        embedder: Arc<dyn Embedder>,
+        llm: Arc<dyn Llm>,
+    ) -> Result<(Self, Faults), LoopbackError> {
+        let chat = match script.chat.strip_prefix("llm:") {
+            _ if script.chat == extractor::NAME => Chat::Extractor,
+            Some(model) if !model.is_empty() => Chat::Model { llm, model: model.to_string() },
+            _ => {
+                let message = format!("`{}` answers no chat; give `{}` or `llm:<model>`", script.chat, extractor::NAME);
+                return Err(LoopbackError::Script { play: "models", field: "chat".into(), message });
+            }
+        };
         let faults = Faults::new(&script.faults).map_err(|problem| LoopbackError::Script {
             play: "models",
             field: format!("faults[{}]", problem.index),
             message: problem.message,
         })?;
-        Ok((Self { chat_model: script.chat_model, embedder }, faults))
+        Ok((Self { chat, chat_model: script.chat_model, embedder }, faults))
     }
 
     fn models(&self) -> Answer {
@@ -79,13 +100,33 @@ impl ModelsPlay {
         if body["stream"] == true {
             return self.error(StatusCode::BAD_REQUEST, "this server does not stream: send `stream: false`", None);
         }
-        let memories = match extractor::extract(body) {
-            Ok(memories) => memories,
-            Err(message) => return self.error(StatusCode::BAD_REQUEST, &message, None),
+        let (content, usage) = match &self.chat {
+            Chat::Extractor => match extractor::extract(body) {
+                Ok(memories) => (extractor::answer(&memories).to_string(), None),
+                Err(message) => return self.error(StatusCode::BAD_REQUEST, &message, None),
+            },
+            Chat::Model { llm, model } => {
+                let asked = match forwarded(body, model) {
+                    Ok(asked) => asked,
+                    Err(message) => return self.error(StatusCode::BAD_REQUEST, &message, None),
+                };
+                let llm = llm.clone();
+                let answered = tokio::task::block_in_place(|| {
+                    tokio::runtime::Handle::current().block_on(async move { llm.chat(asked).await })
+                });
+                match answered {
+                    Ok(reply) => (reply.text, Some(reply.usage)),
+                    Err(error) => {
+                        let message = format!("the model failed: {}", crate::capabilities::error_chain(&error));
+                        return self.error(StatusCode::BAD_GATEWAY, &message, None);
+                    }
+                }
+            }
         };
-        let content = extractor::answer(&memories).to_string();
-        let prompt_tokens = tokens(request.size);
-        let completion_tokens = tokens(content.len());
+        let (prompt_tokens, completion_tokens) = match usage {
+            Some(usage) => (usage.prompt_tokens as usize, usage.completion_tokens as usize),
+            None => (tokens(request.size), tokens(content.len())),
+        };
         Answer::json(
             StatusCode::OK,
             &json!({
@@ -139,6 +180,37 @@ impl ModelsPlay {
         let usage = json!({"prompt_tokens": tokens(request.size), "total_tokens": tokens(request.size)});
         Answer::json(StatusCode::OK, &json!({"object": "list", "data": data, "model": embedded.model, "usage": usage}))
     }
+}
+
+/// The request `llm::chat` makes of a chat completion: its messages (a content given as parts
+/// becomes their text), sampling, token limit and response format, for `model`.
+fn forwarded(body: &Value, model: &str) -> Result<ChatRequest, String> {
+    let messages = body["messages"].as_array().ok_or("`messages` must be a list")?;
+    let messages = messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| {
+            let role = message["role"].as_str().ok_or(format!("messages[{index}]: `role` must be a string"))?;
+            let content = match &message["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => {
+                    parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("")
+                }
+                _ => return Err(format!("messages[{index}]: `content` must be text or a list of text parts")),
+            };
+            Ok(Message { role: role.to_string(), content })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let max_tokens = body["max_tokens"].as_u64().or_else(|| body["max_completion_tokens"].as_u64());
+    Ok(ChatRequest {
+        model: Some(model.to_string()),
+        messages,
+        temperature: body["temperature"].as_f64(),
+        max_tokens: max_tokens.map(|tokens| u32::try_from(tokens).unwrap_or(u32::MAX)),
+        role: Some(ROLE.to_string()),
+        response_format: body.get("response_format").filter(|format| !format.is_null()).cloned(),
+        ..ChatRequest::default()
+    })
 }
 
 impl Play for ModelsPlay {

@@ -1,9 +1,10 @@
 //! Specification of the models play, over real HTTP as mem0's OpenAI client calls it: embeddings
 //! from the embedder it is given, in the OpenAI shape; chat completions answered by the memory
-//! extractor with the user's statements; and the requests it refuses, each saying why.
+//! extractor with the user's statements, or forwarded to a model through `llm`; and the requests
+//! it refuses, each saying why.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -11,6 +12,7 @@ use super::extractor;
 use super::tests::{client, json_of};
 use super::{LoopbackError, ModelsPlay, ModelsScript, Server};
 use crate::capabilities::embed::{EmbedError, Embedder, Embeddings};
+use crate::capabilities::llm::{ChatRequest, ChatResponse, ErrorKind, Llm, LlmError, Usage};
 
 /// Vectors of three numbers: the text's length, its word count and 1; counts its calls.
 #[derive(Default)]
@@ -32,11 +34,43 @@ impl Embedder for CountingEmbedder {
     }
 }
 
+/// A model that keeps each request and answers `{"memory": []}` with fixed usage, or fails
+/// when `fail` is set.
+#[derive(Default)]
+struct RecordingModel {
+    asked: Mutex<Vec<ChatRequest>>,
+    fail: bool,
+}
+
+#[async_trait::async_trait]
+impl Llm for RecordingModel {
+    async fn chat(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
+        self.asked.lock().expect("lock").push(request);
+        if self.fail {
+            return Err(ErrorKind::Http {
+                provider: "openai".into(),
+                status: 500,
+                body: "down".into(),
+                retry_after: None,
+            }
+            .into());
+        }
+        let usage = Usage { prompt_tokens: 900, completion_tokens: 12 };
+        Ok(ChatResponse { text: "{\"memory\": []}".into(), usage, ..ChatResponse::default() })
+    }
+}
+
 async fn start(script: Value) -> (Arc<Server>, Arc<CountingEmbedder>) {
+    let (server, embedder, _) = start_with(script, RecordingModel::default()).await;
+    (server, embedder)
+}
+
+async fn start_with(script: Value, model: RecordingModel) -> (Arc<Server>, Arc<CountingEmbedder>, Arc<RecordingModel>) {
     let embedder = Arc::new(CountingEmbedder::default());
+    let model = Arc::new(model);
     let script: ModelsScript = serde_json::from_value(script).expect("a valid script");
-    let (play, faults) = ModelsPlay::new(script, embedder.clone()).expect("a valid script");
-    (Server::start(Arc::new(play), faults).await.expect("the server starts"), embedder)
+    let (play, faults) = ModelsPlay::new(script, embedder.clone(), model.clone()).expect("a valid script");
+    (Server::start(Arc::new(play), faults).await.expect("the server starts"), embedder, model)
 }
 
 async fn post(server: &Server, path: &str, body: &Value) -> reqwest::Response {
@@ -152,7 +186,42 @@ async fn models_lists_the_chat_and_the_embedding_model_and_faults_number_both_en
 #[test]
 fn a_chat_the_play_does_not_have_is_an_error_naming_the_one_it_has() {
     let script: ModelsScript = serde_json::from_value(json!({"chat": "gpt-4o"})).expect("a script");
-    let problem = ModelsPlay::new(script, Arc::new(CountingEmbedder::default())).err().expect("refused");
+    let problem = ModelsPlay::new(script, Arc::new(CountingEmbedder::default()), Arc::new(RecordingModel::default()))
+        .err()
+        .expect("refused");
     assert!(matches!(&problem, LoopbackError::Script { field, .. } if field == "chat"), "{problem}");
-    assert!(problem.to_string().contains("`memory-extractor`"), "{problem}");
+    assert!(problem.to_string().contains("give `memory-extractor` or `llm:<model>`"), "{problem}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_model_a_chat_request_goes_through_llm_and_its_answer_and_usage_come_back() {
+    let (server, _, model) = start_with(json!({"chat": "llm:openai:gpt-4o-mini"}), RecordingModel::default()).await;
+    let mut request = extraction("user: Ines: I adopted a greyhound.");
+    request["max_tokens"] = json!(2000);
+    let answer = post(&server, "/v1/chat/completions", &request).await;
+    assert_eq!(answer.status(), 200);
+    let body = json_of(answer).await;
+    assert_eq!(memories_of(&body), json!({"memory": []}), "the model's text, as it answered");
+    assert_eq!(body["usage"], json!({"prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912}));
+    let asked = model.asked.lock().expect("lock").clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].model.as_deref(), Some("openai:gpt-4o-mini"));
+    assert_eq!(asked[0].messages.len(), 2);
+    assert_eq!(asked[0].messages[0].content, "You extract memories.");
+    assert_eq!((asked[0].temperature, asked[0].max_tokens), (Some(0.1), Some(2000)));
+    assert_eq!(asked[0].response_format, Some(json!({"type": "json_object"})));
+    assert_eq!(asked[0].role.as_deref(), Some("memory-system"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_that_fails_is_a_502_naming_why() {
+    let failing = RecordingModel { fail: true, ..RecordingModel::default() };
+    let (server, _, _) = start_with(json!({"chat": "llm:openai:gpt-4o-mini"}), failing).await;
+    let answer = post(&server, "/v1/chat/completions", &extraction("user: Ines: hi")).await;
+    assert_eq!(answer.status(), 502);
+    let error = json_of(answer).await;
+    assert!(
+        error["error"]["message"].as_str().unwrap_or("").contains("the model failed: openai answered HTTP 500: down"),
+        "{error}"
+    );
 }

@@ -13,6 +13,7 @@ use super::{
 };
 use crate::capabilities::docs::function;
 use crate::capabilities::embed::{EmbedRouter, Embedder, RoutedEmbedder};
+use crate::capabilities::llm::Llm;
 use crate::capabilities::{script_error, script_value};
 
 type Result<T> = std::result::Result<T, Box<EvalAltResult>>;
@@ -44,7 +45,7 @@ pub fn run_embedders(router: Arc<EmbedRouter>) -> EmbedderFor {
     Arc::new(move |model| Arc::new(RoutedEmbedder { router: router.clone(), model }))
 }
 
-pub fn module(loopback: Arc<dyn Loopback>, runtime: Handle, embedder_for: EmbedderFor) -> Module {
+pub fn module(loopback: Arc<dyn Loopback>, runtime: Handle, embedder_for: EmbedderFor, llm: Arc<dyn Llm>) -> Module {
     let mut module = Module::new();
 
     let (handle, anthropic) = (runtime.clone(), loopback.clone());
@@ -124,11 +125,14 @@ the program's OpenAI base URL at `url() + \"/v1\"`. `POST /v1/embeddings` embeds
 string or a list of strings) with `embedding_model` (`\"local\"`: the run's local model, as
 `embed::texts` gives it, cached and named in the manifest; or any model `embed::` takes), in the
 OpenAI shape ordered by `index`; a `dimensions` other than the model's is a 400.
-`POST /v1/chat/completions` is answered by `chat` (`\"memory-extractor\"`, the only one): a
+`POST /v1/chat/completions` is answered by `chat`: `\"memory-extractor\"` (the default), a
 stand-in for the memory system's extraction LLM that answers mem0's extraction request with one
 memory per `user:` message of its `## New Messages` section, as said (`#{ memory: [#{ id, text,
-attributed_to: \"user\", linked_memory_ids }] }` as the message content); any other request is a
-400 saying why. `chat_model` (`\"memory-extractor\"`) is the id `GET /v1/models` lists beside the
+attributed_to: \"user\", linked_memory_ids }] }` as the message content; any other request is a
+400 saying why), or `\"llm:<model>\"`: the request's messages, temperature, token limit and
+`response_format` sent to that model through `llm::` (cached, retried, rate limited, a
+`llm_calls` row with role `memory-system`), its text and usage answered; a failed call is a 502.
+Not streamed. `chat_model` (`\"memory-extractor\"`) is the id `GET /v1/models` lists beside the
 embedding model. `faults` as for `loopback::openai`, numbering both POST endpoints. Token counts
 depend only on the request. The server stops when the run ends.
 Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
@@ -139,8 +143,9 @@ Example: `let models = loopback::models(#{}); let base = models.url() + \"/v1\";
         let script: ModelsScript = script_value(&context, "script for `loopback::models`", &script.into(), &json!({}))?;
         let choice = script.embedding_model.clone().filter(|model| model != "local");
         let embedder = embedder_for(choice);
-        let server =
-            handle.block_on(models.models(script, embedder)).map_err(|error| script_error(&context, &error))?;
+        let server = handle
+            .block_on(models.models(script, embedder, llm.clone()))
+            .map_err(|error| script_error(&context, &error))?;
         Ok(LoopbackServer::plain(server))
     });
 

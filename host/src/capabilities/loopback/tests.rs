@@ -381,10 +381,18 @@ pub(super) mod script {
 
     use super::*;
     use crate::capabilities::embed::{EmbedError, Embedder, Embeddings};
+    use crate::capabilities::llm::{ChatRequest, ChatResponse, ErrorKind, Llm, LlmError};
     use crate::capabilities::loopback::rhai::{EmbedderFor, module, register_types};
 
-    /// The scripts here start no `loopback::models` server that embeds.
+    /// The scripts here start no `loopback::models` server that embeds or chats.
     struct NoEmbedder;
+
+    #[async_trait::async_trait]
+    impl Llm for NoEmbedder {
+        async fn chat(&self, _request: ChatRequest) -> Result<ChatResponse, LlmError> {
+            Err(ErrorKind::InvalidRequest { message: "no model in these tests".into() }.into())
+        }
+    }
 
     #[async_trait::async_trait]
     impl Embedder for NoEmbedder {
@@ -402,7 +410,8 @@ pub(super) mod script {
         let mut engine = Engine::new();
         let loopback: Arc<dyn Loopback> = Arc::new(LocalLoopback::new());
         let embedders: EmbedderFor = Arc::new(|_| Arc::new(NoEmbedder));
-        engine.register_static_module("loopback", module(loopback, runtime.handle().clone(), embedders).into());
+        let llm: Arc<dyn Llm> = Arc::new(NoEmbedder);
+        engine.register_static_module("loopback", module(loopback, runtime.handle().clone(), embedders, llm).into());
         register_types(&mut engine);
         engine
     }
