@@ -272,6 +272,8 @@ fn mem0_runs_offline_beside_bm25_on_host_models_reaching_nothing_else_even_with_
     assert_eq!(described["name"], "mem0");
     assert_eq!(described["settings"]["served_by_host"]["pip_package"], "mem0ai==2.2.1");
     assert_eq!(described["settings"]["keyword_search"], false, "no spaCy or fastembed: no downloads");
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    assert!(report.contains("| mem0") && report.contains("memory extractor: no model ran"), "{report}");
 }
 
 #[test]
@@ -324,4 +326,39 @@ fn with_a_model_mem0s_extraction_goes_through_hosts_llm_stack_and_is_recorded_in
         table(&run, "locomo_model_requests")
     ));
     assert!(texts["rows"][0][0].as_i64().unwrap_or(0) > 0, "{texts}");
+    // The report gives mem0's extraction calls with the tokens they used.
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    let section = report.split("## The memory systems' own model calls").nth(1).expect("the section");
+    let row = section.lines().find(|line| line.starts_with("| mem0")).expect("mem0's row");
+    assert!(!row.contains("no model ran") && row.contains(" / "), "{row}");
+}
+
+#[test]
+fn a_mem0_adapter_that_dies_mid_ingest_stops_the_run_cleanly_naming_it_and_the_conversation() {
+    let out = tempfile::tempdir().expect("temporary directory");
+    let run = out.path().join("run");
+    let run_text = run.display().to_string();
+    let args = [
+        "run",
+        "scripts/locomo.rhai",
+        "--out",
+        &run_text,
+        "--",
+        "--providers",
+        "bm25,mem0",
+        "--provider-args=--crash-after-adds 5",
+    ];
+    let result = host_in_with(&repo_root(), &args, &NO_KEYS);
+    result.expect_code(2);
+    assert!(
+        result.stderr.contains("external provider `scripts/lib/locomo/providers/mem0_provider.py`: ingest of conversation `sample-1` failed: the program exited (code 3)"),
+        "{}",
+        result.stderr
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).expect("manifest")).expect("json");
+    assert_eq!(manifest["status"], "failed");
+    // bm25's step of the conversation was saved before mem0 died: a resume starts from it.
+    assert!(run.join("steps/sample-1/0.json").is_file());
+    assert!(!run.join("conversations/sample-1.json").exists());
 }

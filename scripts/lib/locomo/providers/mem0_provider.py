@@ -60,6 +60,8 @@ def parse_options(argv):
     parser.add_argument("--date-in", choices=["instructions", "text"], default="instructions",
                         help="where the LLM sees the session date: mem0's custom instructions, or a prefix of each message")
     parser.add_argument("--threshold", type=float, default=0.1, help="mem0's minimum semantic score of a search result")
+    parser.add_argument("--crash-after-adds", type=int, default=0,
+                        help="exit (code 3, no answer) after this many mem0 add calls in all: a provider dying mid-ingest, for tests [default: never]")
     options = parser.parse_args(argv)
     if options.port <= 0:
         parser.error("--port N (or HOST_PROVIDER_PORT) is required")
@@ -149,6 +151,7 @@ class Mem0Memory:
         self.conversation_id = None
         self.user_ids = []
         self.turn_ids = set()
+        self.adds = 0  # add calls in all, for --crash-after-adds
 
     def config(self, folder):
         return {
@@ -223,6 +226,10 @@ class Mem0Memory:
                     result = self.memory.add(messages[batch], user_id=user_id, metadata=metadata, infer=True, prompt=prompt)
                     calls += 1
                     stored += len(result.get("results") or [])
+                    self.adds += 1
+                    if self.adds == self.options.crash_after_adds:
+                        print(f"{NAME}: exiting after {self.adds} add calls (--crash-after-adds)", file=sys.stderr, flush=True)
+                        os._exit(3)
         self.conversation_id = conversation["id"]
         print(f"{NAME}: ingested {self.conversation_id}: {len(self.turn_ids)} turns, {len(sessions)} sessions, "
               f"{calls} add calls, {stored} memories in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
