@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::LoopbackError;
 use super::extractor;
 use super::faults::{FaultSpec, Faults};
-use super::openai::openai_error;
+use super::openai::{embedding_inputs, openai_error};
 use super::server::{Answer, Incoming, Play};
 use super::wire::tokens;
 use crate::capabilities::embed::Embedder;
@@ -143,13 +143,9 @@ impl ModelsPlay {
 
     fn embeddings(&self, request: &Incoming) -> Answer {
         let body = request.json.as_ref().unwrap_or(&Value::Null);
-        let texts: Option<Vec<String>> = match &body["input"] {
-            Value::String(text) => Some(vec![text.clone()]),
-            Value::Array(items) => items.iter().map(|item| item.as_str().map(str::to_owned)).collect(),
-            _ => None,
-        };
-        let Some(texts) = texts else {
-            return self.error(StatusCode::BAD_REQUEST, "`input` must be a string or a list of strings", None);
+        let texts: Vec<String> = match embedding_inputs(body) {
+            Ok(inputs) => inputs.into_iter().map(str::to_owned).collect(),
+            Err(message) => return self.error(StatusCode::BAD_REQUEST, message, None),
         };
         if let Some(format) = body["encoding_format"].as_str().filter(|format| *format != "float") {
             let message = format!("`encoding_format` `{format}` is not served; send `float`");

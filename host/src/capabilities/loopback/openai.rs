@@ -122,13 +122,9 @@ pub(super) fn openai_error(status: StatusCode, message: &str, code: Option<&str>
 /// `index`), with the request's `model` and a usage. A play of a test may answer with it.
 pub fn embeddings(request: &Incoming) -> Answer {
     let body = request.json.as_ref().unwrap_or(&Value::Null);
-    let inputs: Option<Vec<&str>> = match &body["input"] {
-        Value::String(text) => Some(vec![text.as_str()]),
-        Value::Array(items) => items.iter().map(Value::as_str).collect(),
-        _ => None,
-    };
-    let Some(inputs) = inputs else {
-        return openai_error(StatusCode::BAD_REQUEST, "`input` must be a string or a list of strings", None);
+    let inputs = match embedding_inputs(body) {
+        Ok(inputs) => inputs,
+        Err(message) => return openai_error(StatusCode::BAD_REQUEST, message, None),
     };
     let data: Vec<Value> = inputs
         .iter()
@@ -138,6 +134,17 @@ pub fn embeddings(request: &Incoming) -> Answer {
         .collect();
     let usage = json!({"prompt_tokens": tokens(request.size), "total_tokens": tokens(request.size)});
     Answer::json(StatusCode::OK, &json!({"object": "list", "data": data, "model": body["model"], "usage": usage}))
+}
+
+/// The texts of an embeddings request's `input` (a string, or a list of strings); token arrays
+/// and anything else are refused with the reason.
+pub(super) fn embedding_inputs(body: &Value) -> Result<Vec<&str>, &'static str> {
+    let inputs: Option<Vec<&str>> = match &body["input"] {
+        Value::String(text) => Some(vec![text.as_str()]),
+        Value::Array(items) => items.iter().map(Value::as_str).collect(),
+        _ => None,
+    };
+    inputs.ok_or("`input` must be a string or a list of strings")
 }
 
 /// The vector `/v1/embeddings` answers for `text`: its length in bytes, its first byte (0 for
