@@ -42,6 +42,9 @@ impl Llm for AnthropicLlm {
         if !system.is_empty() {
             body["system"] = Value::String(system.join("\n\n"));
         }
+        if let Some(top_p) = request.top_p {
+            body["top_p"] = json!(top_p);
+        }
         let url = format!("{}/v1/messages", self.endpoint.base_url.trim_end_matches('/'));
         let http = client(&self.client, "anthropic")?
             .post(url)

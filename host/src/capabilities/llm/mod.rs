@@ -73,6 +73,9 @@ pub struct ChatRequest {
     /// Seconds before the call is abandoned (and retried); default 60.
     #[serde(default)]
     pub timeout_s: Option<f64>,
+    /// Nucleus sampling, sent to the provider only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
     /// OpenAI's `response_format` (as `{"type": "json_object"}`), sent as given to
     /// OpenAI-compatible servers; Anthropic's API has none, so it is not sent there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,7 +93,10 @@ impl ChatRequest {
             "max_tokens": self.max_tokens,
             "key": self.key,
         });
-        // Only when set, so that every call made before the field existed keeps its key.
+        // Only when set, so that every call made before these fields existed keeps its key.
+        if let Some(top_p) = self.top_p {
+            identity["top_p"] = serde_json::json!(top_p);
+        }
         if let Some(format) = &self.response_format {
             identity["response_format"] = format.clone();
         }
@@ -213,8 +219,10 @@ mod tests {
     }
 
     #[test]
-    fn a_response_format_is_part_of_what_tells_calls_apart() {
+    fn a_response_format_or_top_p_is_part_of_what_tells_calls_apart() {
         let json = ChatRequest { response_format: Some(serde_json::json!({"type": "json_object"})), ..asking("hi") };
         assert_ne!(json.fingerprint(), asking("hi").fingerprint());
+        let nucleus = ChatRequest { top_p: Some(0.1), ..asking("hi") };
+        assert_ne!(nucleus.fingerprint(), asking("hi").fingerprint());
     }
 }

@@ -33,6 +33,9 @@ impl Llm for OpenAiLlm {
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         });
+        if let Some(top_p) = request.top_p {
+            body["top_p"] = json!(top_p);
+        }
         if let Some(format) = &request.response_format {
             body["response_format"] = format.clone();
         }

@@ -58,7 +58,7 @@ Sends one chat request and returns `#{ ok, text, usage: #{ prompt_tokens, comple
 latency_ms, provider, model, call_id, cached, retries }`. Request fields: `messages` (required,
 `[#{ role, content }]`), `model` (`openai:<name>`, `anthropic:<name>` or a bare name for the
 OpenAI-compatible server; default `LLM_MODEL`, or `JUDGE_MODEL` for role `judge`),
-`temperature` (0), `max_tokens` (1024), `key` (tells identical calls apart in the cache),
+`temperature` (0), `top_p` (not sent unless given), `max_tokens` (1024), `key` (tells identical calls apart in the cache),
 `role` (recorded in `llm_calls`; `judge` uses the `JUDGE_*` settings), `timeout_s` (60),
 `response_format` (OpenAI's, as `#{ type: \"json_object\" }`; not sent to Anthropic).
 Failures are catchable errors; a quota error ends the run.

@@ -179,7 +179,8 @@ impl ModelsPlay {
 }
 
 /// The request `llm::chat` makes of a chat completion: its messages (a content given as parts
-/// becomes their text), sampling, token limit and response format, for `model`.
+/// becomes their text), sampling (temperature, top_p), token limit and response format, for
+/// `model`.
 fn forwarded(body: &Value, model: &str) -> Result<ChatRequest, String> {
     let messages = body["messages"].as_array().ok_or("`messages` must be a list")?;
     let messages = messages
@@ -202,6 +203,7 @@ fn forwarded(body: &Value, model: &str) -> Result<ChatRequest, String> {
         model: Some(model.to_string()),
         messages,
         temperature: body["temperature"].as_f64(),
+        top_p: body["top_p"].as_f64(),
         max_tokens: max_tokens.map(|tokens| u32::try_from(tokens).unwrap_or(u32::MAX)),
         role: Some(ROLE.to_string()),
         response_format: body.get("response_format").filter(|format| !format.is_null()).cloned(),

@@ -198,6 +198,7 @@ async fn with_a_model_a_chat_request_goes_through_llm_and_its_answer_and_usage_c
     let (server, _, model) = start_with(json!({"chat": "llm:openai:gpt-4o-mini"}), RecordingModel::default()).await;
     let mut request = extraction("user: Ines: I adopted a greyhound.");
     request["max_tokens"] = json!(2000);
+    request["top_p"] = json!(0.1);
     let answer = post(&server, "/v1/chat/completions", &request).await;
     assert_eq!(answer.status(), 200);
     let body = json_of(answer).await;
@@ -208,7 +209,7 @@ async fn with_a_model_a_chat_request_goes_through_llm_and_its_answer_and_usage_c
     assert_eq!(asked[0].model.as_deref(), Some("openai:gpt-4o-mini"));
     assert_eq!(asked[0].messages.len(), 2);
     assert_eq!(asked[0].messages[0].content, "You extract memories.");
-    assert_eq!((asked[0].temperature, asked[0].max_tokens), (Some(0.1), Some(2000)));
+    assert_eq!((asked[0].temperature, asked[0].top_p, asked[0].max_tokens), (Some(0.1), Some(0.1), Some(2000)));
     assert_eq!(asked[0].response_format, Some(json!({"type": "json_object"})));
     assert_eq!(asked[0].role.as_deref(), Some("memory-system"));
 }

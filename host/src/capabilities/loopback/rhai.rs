@@ -129,7 +129,7 @@ OpenAI shape ordered by `index`; a `dimensions` other than the model's is a 400.
 stand-in for the memory system's extraction LLM that answers mem0's extraction request with one
 memory per `user:` message of its `## New Messages` section, as said (`#{ memory: [#{ id, text,
 attributed_to: \"user\", linked_memory_ids }] }` as the message content; any other request is a
-400 saying why), or `\"llm:<model>\"`: the request's messages, temperature, token limit and
+400 saying why), or `\"llm:<model>\"`: the request's messages, temperature, top_p, token limit and
 `response_format` sent to that model through `llm::` (cached, retried, rate limited, a
 `llm_calls` row with role `memory-system`), its text and usage answered; a failed call is a 502.
 Not streamed. `chat_model` (`\"memory-extractor\"`) is the id `GET /v1/models` lists beside the
