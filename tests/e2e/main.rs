@@ -28,6 +28,7 @@ mod memory_hook_suite;
 mod merge;
 mod proc;
 mod report_html;
+mod resume;
 mod rhai_tests;
 mod scripts;
 mod search;

@@ -114,7 +114,7 @@ fn json_without_timings(path: &Path) -> Value {
 }
 
 /// The tables of `merged` are those of `whole`, row for row, but for the tables `apart`.
-fn assert_same_tables(whole: &Path, merged: &Path, apart: &[&str]) {
+pub(crate) fn assert_same_tables(whole: &Path, merged: &Path, apart: &[&str]) {
     let (mut expected, mut found) = (tables(whole), tables(merged));
     for name in apart {
         assert!(expected.remove(*name).is_some() && found.remove(*name).is_some(), "both runs have table {name}");
