@@ -78,9 +78,8 @@ impl KillTest<'_> {
         let marker = killed.join(self.kill_after);
         let deadline = Instant::now() + Duration::from_secs(600);
         while !marker.exists() && Instant::now() < deadline {
-            if child.try_wait().expect("poll the run").is_some() {
-                panic!("the run ended before it wrote {}", marker.display());
-            }
+            let ended = child.try_wait().expect("poll the run");
+            assert!(ended.is_none(), "the run ended ({ended:?}) before it wrote {}", marker.display());
             std::thread::sleep(Duration::from_millis(50));
         }
         assert!(marker.exists(), "the run wrote {} within ten minutes", marker.display());

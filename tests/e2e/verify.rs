@@ -1,13 +1,15 @@
 //! Set-by-set verification (`scripts/verify_set.rhai`, `scripts/verify_all_sets.rhai`) driving the
 //! reference benchmark (`fixtures/ghx-bench/ghxbench.py`) as real subprocesses, with the faults it
 //! can be told to make: a scenario that fails once or always, no rows, a row with an error, a
-//! crash, a failing report gate and a missing program.
+//! crash, a failing report gate and a missing program; and a driver run killed between sets and
+//! resumed.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{Run, duckdb, host_in, repo_root};
+use crate::resume::KillTest;
+use crate::support::{Run, TempProject, duckdb, host_in, repo_root};
 
 /// A verification run in a temporary folder: its exit, and where it wrote.
 struct Verification {
@@ -480,4 +482,123 @@ fn the_ghx_scenario_holds_the_commands_exactly_as_the_spec_writes_them() {
             "env BENCH_PROVIDER_ID=openai BENCH_MODEL_ID=gpt-5.3-codex pnpm --filter @ghx-dev/benchmark run benchmark:verify:release"
         ]
     );
+}
+
+/// A copy of the project's verification (the driver, its modules, the reference benchmark) whose
+/// default scenario seeds set `pr-thread-mutations` slowly: its seed command waits 5.5 s before
+/// it runs. A table's rows reach the disk 5 s after the first of them, so by the time that set
+/// ends the set before it is readable, and a kill then lands while the next set is in flight.
+fn project_with_a_slow_set() -> TempProject {
+    let project = TempProject::new();
+    project.with_libraries(&["resume", "charts"]).with_folder("scripts/lib/verify");
+    project.with_folder("fixtures/ghx-bench").with_folder("fixtures/ghx-bench/sample");
+    let script = "scripts/verify_all_sets.rhai";
+    project.write(script, &std::fs::read_to_string(repo_root().join(script)).expect("the driver"));
+    let scenario = std::fs::read_to_string(repo_root().join("scenarios/verify_by_set.toml")).expect("scenario");
+    let seed = r#"seed = ["python3", "fixtures/ghx-bench/ghxbench.py", "fixtures", "seed","#;
+    let slow = r#"seed = ["python3", "-c", "import os, sys, time; time.sleep(5.5 if sys.argv[1] == 'pr-thread-mutations' else 0); os.execvp(sys.executable, [sys.executable] + sys.argv[2:])", "{set}", "fixtures/ghx-bench/ghxbench.py", "fixtures", "seed","#;
+    assert!(scenario.contains(seed), "the seed template was found");
+    // The scenario `host run` reads for scripts/verify_all_sets.rhai when given none.
+    project.write("scenarios/verify_all_sets.toml", &scenario.replace(seed, slow));
+    project
+}
+
+/// What the set folder of `set` in run `dir` holds: tracking.json, as JSON.
+fn tracking_in(dir: &Path, set: &str) -> Value {
+    read_json(&verification_folder(dir).join(set).join("tracking.json"))
+}
+
+#[test]
+fn a_driver_run_killed_between_sets_resumes_with_the_sets_it_finished_to_the_tables_of_one_run() {
+    let project = project_with_a_slow_set();
+    let dir = tempfile::tempdir().expect("temporary folder");
+    // pr-exec fails once and passes on its rerun: a kept set with two attempts.
+    let args = [
+        "--provider",
+        "openai",
+        "--sets",
+        "pr-exec,pr-thread-mutations,ci-log-analysis",
+        "--inject",
+        "pr-merge-execute-001=fail-once",
+    ];
+    let killed = KillTest {
+        dir: dir.path(),
+        cwd: project.path(),
+        script: "scripts/verify_all_sets.rhai",
+        args: &args,
+        env: &[],
+        kill_after: "sets/pr-thread-mutations.json",
+        table: "sets",
+        // The resumed run ran fewer programs: the gate's and the kept sets' are the killed run's.
+        apart: &["proc_calls"],
+    }
+    .run();
+    // pr-exec's row, and pr-thread-mutations' when it reached the disk before the kill; never
+    // the set in flight.
+    assert!((1..=2).contains(&killed.rows_before_kill), "{} rows of `sets` before the kill", killed.rows_before_kill);
+    let resumed = &killed.manifest["settings"]["resumed"];
+    assert_eq!(resumed["kept"], serde_json::json!(["pr-exec", "pr-thread-mutations"]));
+    assert_eq!(resumed["redone"], serde_json::json!(["ci-log-analysis"]));
+
+    // A kept set's tracking.json and suites are the killed run's; the redone set's are the
+    // resumed run's own.
+    for set in ["pr-exec", "pr-thread-mutations"] {
+        assert_eq!(tracking_in(&killed.resumed, set), tracking_in(&killed.killed, set), "{set}");
+        for file in ["agent_direct-suite.jsonl", "ghx-suite.jsonl", "latest-summary.json"] {
+            let read = |run: &Path| std::fs::read_to_string(verification_folder(run).join(set).join(file));
+            assert_eq!(read(&killed.resumed).expect("kept"), read(&killed.killed).expect("made"), "{set}/{file}");
+        }
+    }
+    let kept_attempts = attempts(&tracking_in(&killed.resumed, "pr-exec"));
+    assert_eq!(kept_attempts.iter().map(|(_, _, result)| result.as_str()).collect::<Vec<_>>(), ["fail", "pass"]);
+    let redone = tracking_in(&killed.resumed, "ci-log-analysis");
+    assert_eq!(redone["run_id"], killed.manifest["run_id"]);
+    assert_eq!(redone["final_status"], "pass");
+    let summary = read_json(&verification_folder(&killed.resumed).join("summary.json"));
+    assert_eq!((summary["sets_verified"].as_i64(), summary["sets_passed"].as_i64()), (Some(3), Some(3)));
+
+    // The resumed run took the gate over, ran the preflight once (its manifest is what the
+    // read-only set and the cleanup read) and verified only the set it did not keep.
+    let commands = duckdb(&format!(
+        "SELECT array_to_string(argv, ' ') FROM '{}'",
+        killed.resumed.join("proc_calls.parquet").display()
+    ));
+    let commands: Vec<&str> =
+        commands["rows"].as_array().expect("rows").iter().filter_map(|row| row[0].as_str()).collect();
+    assert!(!commands.iter().any(|line| line.contains("sample/agent_direct-suite.jsonl")), "{commands:?}");
+    assert_eq!(commands.iter().filter(|line| line.contains("fixtures status")).count(), 1, "{commands:?}");
+    assert!(!commands.iter().any(|line| line.contains("fixtures seed")), "{commands:?}");
+    assert!(
+        commands.iter().all(|line| !line.contains("benchmark") || line.contains("ci-log-analysis")),
+        "{commands:?}"
+    );
+}
+
+#[test]
+fn a_resume_with_another_setting_is_refused_naming_it() {
+    let first = Verification::run("verify_all_sets", &[], &["--provider", "openai", "--sets", "ci-log-analysis"]);
+    first.run.expect_code(0);
+    let from = first.dir.display().to_string();
+    let again = Verification::run(
+        "verify_all_sets",
+        &[],
+        &["--provider", "openai", "--sets", "ci-log-analysis", "--repetitions", "2", "--resume", &from],
+    );
+    again.run.expect_code(2);
+    let expected = format!(
+        "--resume: {from}/sets/ci-log-analysis.json was made with --repetitions `1`, this run has `2`; hint: resume with the same data and settings"
+    );
+    assert!(again.run.stderr.contains(&expected), "{}", again.run.stderr);
+    assert!(!again.dir.join("proc_calls.parquet").exists(), "a refused resume ran nothing");
+
+    // The same setup keeps the set and runs none of its commands.
+    let same = Verification::run(
+        "verify_all_sets",
+        &[],
+        &["--provider", "openai", "--sets", "ci-log-analysis", "--resume", &from],
+    );
+    same.run.expect_code(0);
+    assert!(same.run.stderr.contains("resuming"), "{}", same.run.stderr);
+    assert!(!same.commands().iter().any(|line| line.contains("benchmark")), "{:?}", same.commands());
+    assert_eq!(same.tracking("ci-log-analysis"), first.tracking("ci-log-analysis"));
 }

@@ -63,6 +63,24 @@ struct Arguments {
     raw: Vec<String>,
 }
 
+impl Arguments {
+    /// The arguments that say what a shard did: all but `--resume DIR` (the run a shard took its
+    /// finished units over from changes how it got its rows, not what they are), which the
+    /// merged run, reporting from tables, needs neither.
+    fn of_the_work(&self) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.raw.len());
+        let mut args = self.raw.iter();
+        while let Some(arg) = args.next() {
+            if arg == "--resume" {
+                args.next();
+            } else if !arg.starts_with("--resume=") {
+                out.push(arg.clone());
+            }
+        }
+        out
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct Table {
     name: String,
@@ -137,7 +155,7 @@ pub(super) fn report_runs(
         crate::capabilities::embed::Backend::from(output.local_model.embed_backend).name().to_owned(),
     ]);
     command.push("--".to_owned());
-    command.extend(first.manifest.arguments.raw.iter().cloned());
+    command.extend(first.manifest.arguments.of_the_work());
     let Command::Run(run_args) = Cli::try_parse_from(&command).context("cannot rebuild the shards' command")?.command
     else {
         bail!("cannot rebuild the shards' command");
@@ -270,7 +288,7 @@ fn check_alike(shards: &[ShardRun]) -> anyhow::Result<()> {
         if found.scenario != expected.scenario {
             return Err(differ("scenarios", &expected.scenario, &found.scenario));
         }
-        if found.arguments != expected.arguments {
+        if found.arguments.of_the_work() != expected.arguments.of_the_work() {
             return Err(differ("script arguments", &expected.arguments.raw, &found.arguments.raw));
         }
         let split = |units: &[UnitsRecord]| units.iter().map(|u| (u.total, u.sha256.clone())).collect::<Vec<_>>();
@@ -358,4 +376,18 @@ fn find_file(recorded: &str, shard_dir: &Path, what: &str) -> anyhow::Result<Pat
         .with_context(|| {
             format!("cannot find the shards' {what} `{recorded}`; hint: run `host merge` inside the project")
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Arguments;
+
+    #[test]
+    fn shards_resumed_from_other_runs_did_the_same_work() {
+        let of = |raw: &[&str]| Arguments { raw: raw.iter().map(|arg| (*arg).to_owned()).collect() }.of_the_work();
+        let plain = of(&["--provider", "openai", "--sets", "a,b"]);
+        assert_eq!(of(&["--provider", "openai", "--resume", "runs/x/1", "--sets", "a,b"]), plain);
+        assert_eq!(of(&["--resume=runs/x/1", "--provider", "openai", "--sets", "a,b"]), plain);
+        assert_ne!(of(&["--provider", "anthropic", "--sets", "a,b"]), plain, "any other argument still counts");
+    }
 }
