@@ -274,3 +274,75 @@ fn a_prompt_dir_file_that_names_no_prompt_is_an_error_naming_it_and_the_prompts(
     );
     assert!(result.stderr.contains("judge-system"), "{}", result.stderr);
 }
+
+#[test]
+fn a_run_killed_while_it_answers_resumes_from_its_answers_with_those_it_was_given_from_the_llm_cache() {
+    let llm = crate::fake_llm::FakeLlm::start();
+    // Every model call takes 0.4 s: the 160 answers, 4 at a time, take 16 s.
+    llm.latency(std::time::Duration::from_millis(400));
+    let folder = tempfile::tempdir().expect("temporary directory");
+    let openai = llm.openai_base();
+    let env = [
+        ("LLM_API_KEY", Some("llm-key")),
+        ("LLM_BASE_URL", Some(openai.as_str())),
+        ("ANTHROPIC_API_KEY", None),
+        ("CORTEX_BASE_URL", None),
+        ("LLM_MODEL", None),
+        ("JUDGE_MODEL", None),
+    ];
+    let root = repo_root();
+    let killed = crate::resume::KillTest {
+        dir: folder.path(),
+        cwd: &root,
+        script: "scripts/cortex_v1.rhai",
+        args: &["--judge-concurrency", "16"],
+        env: &env,
+        // `llm_calls` reaches the disk in parts, each closed 5 s after its first row: the first
+        // holds the compactor's call (and perhaps the first answers), so the second is closed
+        // 10 s after that call at most, while the answers are being asked.
+        kill_after: "llm_calls.part-00002.parquet",
+        table: "retrievals",
+        // Which calls came from the cache, and the order answers arrived in, differ.
+        apart: &["llm_calls", "llm_answers"],
+    }
+    .run();
+
+    let resumed = &killed.manifest["settings"]["resumed"];
+    assert_eq!(resumed["kept"], json!(["seed", "compact", "retrieve"]), "{resumed}");
+    assert_eq!(resumed["redone"], json!(["answer", "judge"]), "{resumed}");
+    // The answers the dead run was given came back from host's LLM cache; the rest were asked.
+    let answers = duckdb(&format!(
+        "SELECT count(*) FILTER (WHERE cache_hit), count(*) FILTER (WHERE NOT cache_hit) FROM '{}' WHERE role = 'answerer'",
+        table(&killed.resumed, "llm_calls")
+    ));
+    let (cached, asked) = (answers["rows"][0][0].as_u64().unwrap_or(0), answers["rows"][0][1].as_u64().unwrap_or(0));
+    assert!(cached > 0 && asked > 0, "killed while answering: {cached} answers from the cache, {asked} asked");
+    // Every call of one run was paid once over the three runs (the uninterrupted run's all came
+    // from the cache), but the few in flight when the run was killed.
+    let paid = llm.seen().iter().filter(|seen| seen.path == "/v1/chat/completions" && seen.status == Some(200)).count();
+    assert!((321..=325).contains(&paid), "{paid} calls paid for one run's 321");
+    crate::cortex_v11::assert_same_report_and_results(&folder.path().join("whole"), &killed.resumed);
+
+    // A run made with another setting is not taken over: the error names it.
+    let other = folder.path().join("other").display().to_string();
+    let killed_text = killed.killed.display().to_string();
+    let refused = host_in_with(
+        &repo_root(),
+        &[
+            "run",
+            "scripts/cortex_v1.rhai",
+            "--out",
+            &other,
+            "--",
+            "--judge-concurrency",
+            "16",
+            "--top-k",
+            "3",
+            "--resume",
+            &killed_text,
+        ],
+        &env,
+    );
+    assert_ne!(refused.code, 0);
+    assert!(refused.stderr.contains("phase retrieve was made with top_k `6`, this run has `3`"), "{}", refused.stderr);
+}

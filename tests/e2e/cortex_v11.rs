@@ -261,7 +261,7 @@ fn help_lists_every_flag_with_its_default_and_makes_no_run() {
         "  --profile <text>\n      the OpenClaw memory: OpenClaw 2026.3's search, or the original's simulation [default: openclaw (from the scenario); one of: openclaw, ubundi]",
         "  --judge-passes <number>\n      judge passes per answer [default: 1 (from the scenario)]",
         "  --dry-run\n      no network: built-in roles and the local Cortex [default: false]",
-        "  --from <text>\n      the phase to start from (with --resume) [default: extract; one of: extract, seed, compact, retrieve, answer, judge, report]",
+        "  --from <text>\n      the phase to start from (with --resume; without it, the first phase the resumed run did not finish) [one of: extract, seed, compact, retrieve, answer, judge, report]",
     ] {
         assert!(run.stdout.contains(line), "missing {line:?} in\n{}", run.stdout);
     }
@@ -684,4 +684,124 @@ fn the_v11_templates_render_the_original_runners_layouts_character_for_character
     assert_eq!(out["compaction"], true);
     assert_eq!(out["judge"], "Question: q\n\nGround Truth: g\n\nAI Response: a");
     assert_eq!(out["extract"], "Session: d\n\nt");
+}
+
+/// A resumed run's report.md and results.json are the uninterrupted run's, timings aside (a
+/// number of milliseconds in the report, a key naming a latency or a time in results.json).
+pub(crate) fn assert_same_report_and_results(whole: &Path, resumed: &Path) {
+    let timing = regex_lite::Regex::new(r"\d+(\.\d+)?( / \d+(\.\d+)?)? ms").expect("a valid pattern");
+    let report = |run: &Path| {
+        let text = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+        crate::support::unpadded(&timing.replace_all(&crate::support::stable(&text, run), "[MS]"))
+    };
+    assert_eq!(report(resumed), report(whole), "report.md: resumed (left), uninterrupted (right)");
+    fn mask(value: &mut Value) {
+        match value {
+            Value::Object(object) => {
+                for (key, value) in object.iter_mut() {
+                    let timing =
+                        ["latency", "Latency", "_ms", "Ms"].iter().any(|word| key.contains(word)) || key == "timestamp";
+                    if timing { *value = Value::Null } else { mask(value) }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(mask),
+            _ => {}
+        }
+    }
+    let results = |run: &Path| {
+        let mut value: Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json"))
+                .expect("JSON");
+        mask(&mut value);
+        value
+    };
+    assert_eq!(results(resumed), results(whole), "results.json: resumed (left), uninterrupted (right)");
+}
+
+#[test]
+fn a_run_killed_while_it_asks_the_cortex_api_resumes_without_asking_again_for_the_prompts_it_retrieved() {
+    use crate::fake_cortex::{FakeCortex, Fault, RETRIEVE};
+    let cortex = FakeCortex::start("cortex-key");
+    let folder = tempfile::tempdir().expect("temporary directory");
+    let cortex_url = cortex.base_url();
+    let env = [
+        ("LLM_API_KEY", None),
+        ("ANTHROPIC_API_KEY", None),
+        ("CORTEX_BASE_URL", Some(cortex_url.as_str())),
+        ("CORTEX_API_KEY", Some("cortex-key")),
+    ];
+    // Seeded once, by a script of its own, with the sessions as they are: the runs below only
+    // ask it (each seeding stores every session again).
+    let seeder = TempProject::new();
+    seeder.with_libraries(&["cortex/http"]).with_folder("fixtures/cortex/v1.1");
+    seeder.write(
+        "scripts/seed.rhai",
+        r#"import "lib/cortex/http" as cortex_http;
+let config = #{ base_url: run::env("CORTEX_BASE_URL"), api_key: run::env("CORTEX_API_KEY"), namespace: "benchmark-v1.1", seed: true,
+    poll_interval_s: 0.02, stabilise_interval_s: 0.02 };
+cortex_http::open(fs::read_json("fixtures/cortex/v1.1/seed-data.json"), config);
+"#,
+    );
+    seeder.host_with_env(&["run", "scripts/seed.rhai", "--run-id", "s"], &env).expect_code(0);
+    let asked_before = cortex.seen_at(RETRIEVE).len();
+    // Every retrieval now takes 0.2 s, the 50 prompts 10 s: the run is killed once it saved the
+    // 40th prompt's, 8 s after the first prompts' rows (which reach the disk within 6 s).
+    cortex.fail(RETRIEVE, vec![Fault::Delay(std::time::Duration::from_millis(200)); 200]);
+    let prompts: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("fixtures/cortex/v1.1/prompts.json")).expect("prompts.json"),
+    )
+    .expect("JSON");
+    let fortieth = prompts[39]["id"].as_str().expect("an id");
+    let kill_after = format!("phases/retrieve/{fortieth}.json");
+    let root = repo_root();
+    let killed = crate::resume::KillTest {
+        dir: folder.path(),
+        cwd: &root,
+        script: "scripts/cortex_v11.rhai",
+        args: &["--cortex", "http"],
+        env: &env,
+        kill_after: &kill_after,
+        table: "retrievals",
+        // The resumed run asked Cortex for the prompts it did again only.
+        apart: &["http_calls"],
+    }
+    .run();
+
+    let resumed = &killed.manifest["settings"]["resumed"];
+    let kept: Vec<&str> = resumed["kept"].as_array().expect("kept").iter().filter_map(Value::as_str).collect();
+    assert_eq!(&kept[..3], ["extract", "seed", "compact"], "{resumed}");
+    assert!(kept.contains(&format!("retrieve/{fortieth}").as_str()), "{resumed}");
+    let retrievals_kept = kept.len() - 3;
+    let redone: Vec<&str> = resumed["redone"].as_array().expect("redone").iter().filter_map(Value::as_str).collect();
+    assert_eq!(redone.len(), 50 - retrievals_kept + 2, "{resumed}");
+    assert_eq!(&redone[redone.len() - 2..], ["answer", "judge"]);
+    // The dead run asked for the prompts it saved and at most one more (in flight at the kill);
+    // the resumed run for the others only; the uninterrupted run for all 50.
+    let asked = cortex.seen_at(RETRIEVE).len() - asked_before;
+    assert!((100..=101).contains(&asked), "{asked} retrievals for the dead, resumed and whole runs");
+    assert_same_report_and_results(&folder.path().join("whole"), &killed.resumed);
+
+    // A run made with another setting is not taken over: the error names it.
+    let other = folder.path().join("other").display().to_string();
+    let killed_text = killed.killed.display().to_string();
+    let refused = host_in_with(
+        &repo_root(),
+        &[
+            "run",
+            "scripts/cortex_v11.rhai",
+            "--out",
+            &other,
+            "--",
+            "--cortex",
+            "http",
+            "--cortex-top-k",
+            "4",
+            "--resume",
+            &killed_text,
+        ],
+        &env,
+    );
+    assert_ne!(refused.code, 0);
+    assert!(refused.stderr.contains("was made with cortex_top_k `8`, this run has `4`"), "{}", refused.stderr);
+    assert_eq!(cortex.seen_at(RETRIEVE).len() - asked_before, asked, "the refused run asked nothing");
 }
