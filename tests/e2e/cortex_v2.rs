@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use host::capabilities::loopback::{LocalLoopback, Loopback, OpenAiScript, Server};
 
 use crate::fake_llm::FakeLlm;
-use crate::support::{duckdb, host_in_with, offline_run, repo_root, table};
+use crate::resume::KillTest;
+use crate::support::{duckdb, host_in_with, offline_run, repo_root, stable, table, unpadded};
 
 fn rows(sql: &str) -> Value {
     duckdb(sql)["rows"].clone()
@@ -517,4 +518,60 @@ fn a_plugin_without_file_sync_is_reported_as_not_supporting_it() {
     assert!(!run.join("gateways/file-sync").exists(), "no gateway started for it");
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
     assert!(report.contains("**not supported by my-cortex**"), "{report}");
+}
+
+#[test]
+fn a_killed_run_resumed_keeps_the_scenarios_it_finished_and_gives_the_tables_of_one_run() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let _gateways = OrphanGateways(dir.path().join("killed"));
+    // The four latency states, a gateway each: killed once two have finished (the first one's
+    // rows are flushed by then, the second's may not be).
+    let killed = KillTest {
+        dir: dir.path(),
+        cwd: &repo_root(),
+        script: "scripts/cortex_v2.rhai",
+        args: &["--quick", "--phases", "latency", "--turns", "1"],
+        env: &[("LLM_API_KEY", None), ("ANTHROPIC_API_KEY", None), ("CORTEX_BASE_URL", None)],
+        kill_after: "scenarios/latency_recall-off.json",
+        table: "turns",
+        // As in the merge of shards: how many samples a gateway has is a timing, and each run's
+        // plugin configs name its own run directory; a resumed run calls only the gateways of the
+        // scenarios it does.
+        apart: &["samples", "gateways", "proc_calls", "http_calls"],
+    }
+    .run();
+    let resumed = &killed.manifest["settings"]["resumed"];
+    assert_eq!(resumed["kept"], json!(["latency_baseline", "latency_recall-off"]));
+    assert_eq!(resumed["redone"], json!(["latency_fast", "latency_full"]));
+    let whole = dir.path().join("whole");
+    let gateways =
+        |run: &Path| rows(&format!("SELECT gateway, phase, state, plugin FROM '{}'", table(run, "gateways")));
+    assert_eq!(gateways(&killed.resumed), gateways(&whole));
+    let turns_sent = |run: &Path| rows(&format!("SELECT count(*) FROM '{}'", table(run, "http_calls")));
+    assert_eq!((turns_sent(&killed.resumed), turns_sent(&whole)), (json!([[4]]), json!([[8]])), "2 turns a state");
+    // The report, from the tables and the resumed run's runtime.json, is one run's but for the
+    // measurements.
+    let measurements = |run: &Path| {
+        let number = regex_lite::Regex::new(r"\d+(\.\d+)?").expect("a valid pattern");
+        let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+        unpadded(&number.replace_all(&stable(&report, dir.path()), "[N]"))
+    };
+    assert_eq!(measurements(&killed.resumed), measurements(&whole));
+}
+
+/// Ends, by id, the gateways a killed run left behind (a SIGKILLed host cannot end them): every
+/// process whose `HOME` is under the run directory.
+struct OrphanGateways(PathBuf);
+
+impl Drop for OrphanGateways {
+    fn drop(&mut self) {
+        let home = format!("HOME={}/", self.0.display());
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
+            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+            if environ.split(|byte| *byte == 0).any(|var| var.starts_with(home.as_bytes())) {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+            }
+        }
+    }
 }
