@@ -4,13 +4,15 @@
 //! `--dry-run` and `--resume`.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use reqwest::StatusCode;
 
 use crate::fake_llm::{FakeLlm, Fault};
-use crate::support::{duckdb, host_in, host_in_with, repo_root, table};
+use crate::resume::KillTest;
+use crate::support::{duckdb, host_in, host_in_with, repo_root, stable, table, unpadded};
 
 const UPDATE_TAG: &str = r"---
 title: updateTag
@@ -501,6 +503,96 @@ fn the_reranker_orders_the_candidates_as_the_model_answers() {
     assert_eq!(picked.len(), 2);
     assert!(picked.iter().all(|row| row[2] == json!(true)), "{picked:?}");
     assert!(picked[1][1].as_i64().expect("a count") >= 2, "the Write has several candidates to order: {picked:?}");
+}
+
+/// The mini-evals in the order the benchmark works on them.
+const MINI_EVALS: [&str; 17] = [
+    "mh-001-update-tag-action",
+    "mh-002-use-cache-products",
+    "mh-003-revalidate-tag-webhook",
+    "mh-004-cookies-theme",
+    "mh-005-async-params-page",
+    "mh-006-route-handler-params",
+    "mh-007-after-analytics",
+    "mh-008-connection-random",
+    "mh-009-forbidden-admin",
+    "mh-010-proxy-auth-redirect",
+    "mh-011-link-status-indicator",
+    "mh-012-unstable-rethrow",
+    "mh-013-permanent-redirect",
+    "mh-014-og-image",
+    "mh-015-generate-static-params",
+    "mh-016-draft-mode-preview",
+    "mh-017-refresh-after-action",
+];
+
+/// A run's report.md with the latencies (the only timings it shows) masked and the padding of
+/// its tables, which follows their widths, taken out.
+fn report_without_timings(run: &Path) -> String {
+    let text = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    let timing = regex_lite::Regex::new(r"\d+(\.\d+)?( / \d+(\.\d+)?)? ms").expect("a valid pattern");
+    unpadded(&timing.replace_all(&stable(&text, &repo_root()), "[MS]"))
+}
+
+#[test]
+fn a_run_killed_between_evals_resumes_to_the_tables_and_report_of_one_run() {
+    // The mini-evals on the test docs, every config: each eval asks the reranker (a loopback
+    // model that answers after a second) about its events, so a run lasts long enough to be
+    // killed after its tenth eval, its first rows flushed.
+    let llm = FakeLlm::start();
+    llm.always_reply("Relevant: [2, 1]").latency(Duration::from_secs(1));
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let docs = docs(dir.path()).display().to_string();
+    let base = llm.openai_base();
+    let env = [
+        ("LLM_API_KEY", Some("k")),
+        ("LLM_BASE_URL", Some(base.as_str())),
+        ("ANTHROPIC_API_KEY", None),
+        ("OPENAI_API_KEY", None),
+    ];
+    let killed = KillTest {
+        dir: dir.path(),
+        cwd: &repo_root(),
+        script: "scripts/memory_hook.rhai",
+        args: &["--docs", &docs, "--rerank-model", "fake-model"],
+        env: &env,
+        kill_after: "evals/mini-evals_mh-010-proxy-auth-redirect.json",
+        table: "events",
+        // The calls to the reranker: the uninterrupted run replays what the other two recorded.
+        apart: &["llm_calls", "llm_answers"],
+    }
+    .run();
+    // The ten evals the killed run saved are kept, each whole; the others were done again.
+    let resumed = &killed.manifest["settings"]["resumed"];
+    let names = |list: &Value| -> Vec<String> {
+        list.as_array().expect("a list").iter().map(|id| id.as_str().expect("an id").to_owned()).collect()
+    };
+    let all: Vec<String> = MINI_EVALS.iter().map(|id| format!("mini-evals/{id}")).collect();
+    let (kept, redone) = (names(&resumed["kept"]), names(&resumed["redone"]));
+    assert_eq!(kept, all[..kept.len()], "the evals finished in order are kept");
+    assert!(kept.len() >= 10 && !redone.is_empty(), "kept {kept:?}, redone {redone:?}");
+    assert_eq!([kept.clone(), redone].concat(), all);
+    // The dead run's rows are those of evals it saved (an eval's rows go to the table as it ends).
+    let dead = rows(&format!(
+        "SELECT DISTINCT 'mini-evals/' || eval_id FROM read_parquet('{}/**/events*.parquet')",
+        killed.killed.display()
+    ));
+    let dead: Vec<&str> = dead.as_array().expect("rows").iter().map(|row| row[0].as_str().expect("an id")).collect();
+    assert!(!dead.is_empty() && dead.iter().all(|id| kept.iter().any(|k| k == id)), "{dead:?} of {kept:?}");
+    assert_eq!(report_without_timings(&killed.resumed), report_without_timings(&dir.path().join("whole")));
+    let report = std::fs::read_to_string(killed.resumed.join("report.md")).expect("report.md");
+    assert!(report.lines().any(|l| l.starts_with("| `rerank`") && !l.contains("not measured")), "{report}");
+
+    // Evals saved with another setting are not taken over: the run stops, naming it.
+    let (other, from) = (dir.path().join("other").display().to_string(), killed.killed.display().to_string());
+    let args =
+        ["run", "scripts/memory_hook.rhai", "--out", &other, "--", "--docs", &docs, "--k", "3", "--resume", &from];
+    let refused = host_in_with(&repo_root(), &args, &env);
+    assert!(
+        refused.code != 0 && refused.stderr.contains("was made with k `5`, this run has `3`"),
+        "{}",
+        refused.stderr
+    );
 }
 
 /// A memory store from the test docs, and a hook folder of its own for a test.

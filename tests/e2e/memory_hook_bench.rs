@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::memory_hook::store;
+use crate::resume::KillTest;
 use crate::support::{duckdb, host_in_with, repo_root, table};
 
 /// An eval in the next-evals layout whose reference is one `Write` of `app/actions.ts` calling
@@ -253,6 +254,76 @@ fn resume_keeps_the_pairs_a_run_finished_and_runs_only_the_rest() {
     assert!(second.join("agents/t-001-update-tag/agents-md/attempt-1").exists());
     let configs = rows(&format!("SELECT config FROM '{}' ORDER BY config", table(&second, "results")));
     assert_eq!(configs, json!([["agents-md"], ["baseline"]]));
+}
+
+#[test]
+fn a_run_killed_while_a_pair_stalls_resumes_to_the_results_of_one_run() {
+    // Four evals under baseline, two pairs at a time. The third pair's first agent stalls until
+    // its timeout: meanwhile the first pairs' rows reach the table (and are flushed, which takes
+    // up to 6 s) and the fourth pair finishes, its row held back until the third's is in. The
+    // run is killed as the stalled agent is given up, before its retry.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let evals = evals(dir.path());
+    for id in ["t-002-second", "t-003-stalls", "t-004-after-the-stall"] {
+        write_eval(&evals, id, PROMPT, SOLUTION, "");
+    }
+    let mut args = bench_args(&evals);
+    let extra = [
+        "--configs",
+        "baseline",
+        "--concurrency",
+        "2",
+        "--timeout",
+        "12",
+        "--scripted-faults",
+        "t-003-stalls:baseline:1:stall",
+    ];
+    args.extend(extra.map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let killed = KillTest {
+        dir: dir.path(),
+        cwd: &repo_root(),
+        script: "scripts/memory_hook_bench.rhai",
+        args: &args,
+        env: &[("ANTHROPIC_API_KEY", None), ("LLM_API_KEY", None), ("ANTHROPIC_BASE_URL", None)],
+        kill_after: "agents/t-003-stalls/baseline/attempt-1/transcript.jsonl",
+        table: "results",
+        // The programs each pair ran, in the order they ended, in workspaces named after the run.
+        apart: &["proc_calls"],
+    }
+    .run();
+    // The dead run's table holds pairs before the stalled one, in table order; the fourth, even
+    // when it finished (and was saved), waited behind it.
+    let dead = rows(&format!("SELECT eval_id FROM read_parquet('{}/**/results*.parquet')", killed.killed.display()));
+    assert!(dead == json!([["t-001-update-tag"]]) || dead == json!([["t-001-update-tag"], ["t-002-second"]]), "{dead}");
+    let resumed = &killed.manifest["settings"]["resumed"];
+    let kept = resumed["kept"].as_array().expect("a list");
+    assert!(
+        kept.len() >= 2 && kept[..2] == [json!("t-001-update-tag__baseline"), json!("t-002-second__baseline")],
+        "{resumed}"
+    );
+    assert_eq!(resumed["redone"][0], json!("t-003-stalls__baseline"), "{resumed}");
+    let results =
+        rows(&format!("SELECT eval_id, attempt_kinds, overall_pass FROM '{}'", table(&killed.resumed, "results")));
+    assert_eq!(
+        results,
+        json!([
+            ["t-001-update-tag", "ok", true],
+            ["t-002-second", "ok", true],
+            ["t-003-stalls", "timeout,ok", true],
+            ["t-004-after-the-stall", "ok", true]
+        ])
+    );
+
+    // Pairs made with another agent timeout are not taken over.
+    let other = dir.path().join("other").display().to_string();
+    let killed_text = killed.killed.display().to_string();
+    let mut refused_args = vec!["run", "scripts/memory_hook_bench.rhai", "--out", &other, "--"];
+    refused_args.extend(args.iter().map(|arg| if *arg == "12" { "13" } else { arg }));
+    refused_args.extend(["--resume", &killed_text]);
+    let refused = host_in_with(&repo_root(), &refused_args, &[("ANTHROPIC_API_KEY", None), ("LLM_API_KEY", None)]);
+    assert_ne!(refused.code, 0);
+    assert!(refused.stderr.contains("was made with timeout `12`, this run has `13`"), "{}", refused.stderr);
 }
 
 /// The shipped mini-eval with real Next.js: `npm install` from the registry, `next build` and
