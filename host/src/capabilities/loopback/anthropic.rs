@@ -64,6 +64,11 @@ impl Play for AnthropicPlay {
         method == Method::POST && path == MESSAGES
     }
 
+    fn kind(&self, request: &Incoming) -> Option<&'static str> {
+        let messages = request.method == Method::POST && request.path == MESSAGES;
+        messages.then(|| if request.agent() { "agent" } else { "side" })
+    }
+
     fn answer(&self, request: &Incoming) -> Answer {
         match (&request.method, request.path.as_str()) {
             (&Method::POST, MESSAGES) => self.messages(request),

@@ -8,8 +8,9 @@
 //! vocabulary: numbered by a script, or picked by a play for a request), `modes` (faults a script
 //! switches at run time), `shutdown` (the signals handlers and connections select on), `wire`
 //! (JSON bodies, token counts, stream deltas) and `replies` (the scripted agent of a chat play).
-//! A play is one file: `anthropic`, `openai`, `cortex` (with `memories` and `jobs`), `models`
-//! (host's own models served to a memory system, with `extractor`). Servers run
+//! A play is one file: `anthropic`, `openai` (with `compaction`: OpenClaw's compaction summary
+//! and memory flush, answered as an extractive model would), `cortex` (with `memories` and
+//! `jobs`), `models` (host's own models served to a memory system, with `extractor`). Servers run
 //! on the run's async runtime and all stop when the run ends; this module knows nothing of Rhai.
 //!
 //! The end-to-end tests' fakes are plays on the same [`Server`]: a test's own [`Play`] (an echoing
@@ -17,6 +18,7 @@
 //! by endpoint through [`Play::fault`].
 
 mod anthropic;
+mod compaction;
 mod cortex;
 mod door;
 mod extractor;
@@ -46,6 +48,8 @@ pub const CAPABILITY: super::registry::Capability = super::registry::Capability 
     scratch: None,
 };
 
+#[cfg(test)]
+mod compaction_tests;
 #[cfg(test)]
 mod cortex_tests;
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! The OpenAI Chat Completions API, played as OpenAI-compatible clients read it (the OpenClaw
 //! gateway's `openai-completions` provider): `GET /v1/models`, `POST /v1/chat/completions`
 //! answered with the scripted agent's turns (streamed as `chat.completion.chunk` events when
-//! asked, with a usage chunk when `stream_options.include_usage`) or the side reply, and OpenAI's
-//! error bodies; and `POST /v1/embeddings`, answered with deterministic vectors, so that an
-//! embedding client runs offline too. Ids, token counts and vectors are derived from the request
-//! alone, so runs are reproducible.
+//! asked, with a usage chunk when `stream_options.include_usage`) or the side reply (OpenClaw's
+//! compaction summary and memory flush answered apart, by `compaction`), and OpenAI's error
+//! bodies; and `POST /v1/embeddings`, answered with deterministic vectors, so that an embedding
+//! client runs offline too. Ids, token counts and vectors are derived from the request alone, so
+//! runs are reproducible.
 
 use axum::body::Bytes;
 use axum::http::{Method, StatusCode};
@@ -12,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::LoopbackError;
+use super::compaction::{self, FLUSH_CHARS, Kind, SUMMARY_CHARS};
 use super::faults::{FaultSpec, Faults};
 use super::replies::{self, Agent, Reply};
 use super::server::{Answer, Incoming, Play};
@@ -35,15 +37,31 @@ pub struct OpenAiScript {
     /// The model ids `/v1/models` lists.
     #[serde(default = "default_models")]
     pub models: Vec<String>,
+    /// The characters of a compaction summary's `## Decisions` body.
+    #[serde(default = "default_summary_chars")]
+    pub summary_chars: usize,
+    /// The characters of a pre-compaction memory flush's note.
+    #[serde(default = "default_flush_chars")]
+    pub flush_chars: usize,
 }
 
 fn default_models() -> Vec<String> {
     vec!["canned".to_string()]
 }
 
+fn default_summary_chars() -> usize {
+    SUMMARY_CHARS
+}
+
+fn default_flush_chars() -> usize {
+    FLUSH_CHARS
+}
+
 pub struct OpenAiPlay {
     agent: Agent,
     models: Vec<String>,
+    summary_chars: usize,
+    flush_chars: usize,
 }
 
 impl OpenAiPlay {
@@ -53,7 +71,9 @@ impl OpenAiPlay {
             return Err(LoopbackError::Script { play: "openai", field: "models".into(), message });
         }
         let (agent, faults) = Agent::new("openai", script.replies, script.side_reply, &script.faults)?;
-        Ok((Self { agent, models: script.models }, faults))
+        let play =
+            Self { agent, models: script.models, summary_chars: script.summary_chars, flush_chars: script.flush_chars };
+        Ok((play, faults))
     }
 
     fn models(&self) -> Answer {
@@ -69,11 +89,17 @@ impl OpenAiPlay {
         let Some(body) = request.json.as_ref().filter(|body| body.is_object()) else {
             return self.error(StatusCode::BAD_REQUEST, "the request body is not a JSON object", None);
         };
-        let (reply, turn) = self.agent.reply(request, body);
+        // OpenClaw's compaction requests are answered apart from the script: they take no turn.
+        let (reply, turn) = match Kind::of(body) {
+            Kind::Compaction => (Reply::text(compaction::summary(body, self.summary_chars)), None),
+            Kind::Flush => (compaction::flush(body, self.flush_chars), None),
+            Kind::Agent | Kind::Side => self.agent.reply(request, body),
+        };
+        let label = turn.map_or_else(|| "flush".to_string(), |turn| turn.to_string());
         let completion = Completion {
             id: format!("chatcmpl-loopback-{}", request.seq),
             model: body.get("model").cloned().unwrap_or_else(|| json!(self.models.first())),
-            tool_calls: tool_calls(&reply, turn.unwrap_or(0)),
+            tool_calls: tool_calls(&reply, &label),
             finish_reason: if reply.ends_turn() { "stop" } else { "tool_calls" },
             text: reply.text,
             prompt_tokens: tokens(request.size),
@@ -90,6 +116,11 @@ impl OpenAiPlay {
 impl Play for OpenAiPlay {
     fn numbered(&self, method: &Method, path: &str) -> bool {
         method == Method::POST && path == COMPLETIONS
+    }
+
+    fn kind(&self, request: &Incoming) -> Option<&'static str> {
+        let body = request.json.as_ref().filter(|body| body.is_object())?;
+        (request.method == Method::POST && request.path == COMPLETIONS).then(|| Kind::of(body).name())
     }
 
     fn answer(&self, request: &Incoming) -> Answer {
@@ -170,8 +201,9 @@ fn error_kind(status: StatusCode) -> (&'static str, Value) {
 }
 
 /// A reply's tool calls with their whole arguments (a JSON string, as OpenAI sends them). Ids are
-/// unique per turn and call, and the same when a conversation is sent again.
-fn tool_calls(reply: &Reply, turn: usize) -> Vec<Value> {
+/// unique per turn (`flush` for a flush's write) and call, and the same when a conversation is
+/// sent again.
+fn tool_calls(reply: &Reply, turn: &str) -> Vec<Value> {
     reply
         .tools
         .iter()

@@ -1,14 +1,18 @@
 //! Specification of the OpenAI play, driven over real HTTP as the OpenClaw gateway drives it:
 //! `/v1/models`, streamed chunks that reassemble into the scripted turn, the usage chunk and
-//! `[DONE]`, the whole completion, side requests, OpenAI's error bodies, and its script's checks.
+//! `[DONE]`, the whole completion, side requests, OpenAI's error bodies, its script's checks, and
+//! OpenClaw's compaction requests answered apart from the script.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::compaction::{FLUSH_CHARS, SUMMARY_CHARS};
+use super::compaction_tests::{compaction_request, flush_request};
 use super::openai::OpenAiPlay;
 use super::tests::{client, json_of};
 use super::{LoopbackError, OpenAiScript, Server};
+use crate::capabilities::decode::decode;
 
 const MODEL: &str = "canned";
 
@@ -258,4 +262,89 @@ async fn a_status_fault_with_a_code_is_openais_quota_error_and_may_say_when_to_r
     assert_eq!((&error["type"], &error["code"]), (&json!("insufficient_quota"), &json!("insufficient_quota")));
     let busy = post(&server, "/v1/chat/completions", &agent(0, false)).await;
     assert_eq!((busy.status().as_u16(), &busy.headers()["retry-after"]), (503, &"7".parse().expect("a header")));
+}
+
+/// The text and tool calls a stream reassembles into, with its finish reason.
+fn reassembled(text: &str) -> (String, Vec<Value>, Value) {
+    let chunks = chunks(text);
+    let deltas = deltas(&chunks);
+    let content: String = deltas.iter().filter_map(|delta| delta["content"].as_str()).collect();
+    let calls: Vec<Value> =
+        deltas.iter().filter_map(|delta| delta["tool_calls"].as_array()).flatten().cloned().collect();
+    let finish = chunks.iter().rev().find_map(|chunk| chunk["choices"][0]["finish_reason"].as_str());
+    (content, calls, json!(finish))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compaction_request_gets_an_extractive_summary_streamed_or_whole_and_takes_no_turn() {
+    let server = start(json!({"replies": [{"text": "agent"}], "side_reply": "[]", "summary_chars": 40})).await;
+    let streamed = post(&server, "/v1/chat/completions", &compaction_request()).await.text().await.expect("a stream");
+    let (summary, calls, finish) = reassembled(&streamed);
+    assert!(calls.is_empty());
+    assert_eq!(finish, "stop");
+    assert!(summary.starts_with("## Decisions\n- The deploy key rotates every month.\n\n## Open TODOs\n"), "{summary}");
+    assert!(!summary.contains("Staging runs on"), "past the budget of 40: {summary}");
+    assert!(chunks(&streamed).last().is_some_and(|usage| usage["usage"]["prompt_tokens"].as_u64() > Some(0)));
+
+    let mut whole = compaction_request();
+    whole["stream"] = json!(false);
+    let answered = json_of(post(&server, "/v1/chat/completions", &whole).await).await;
+    assert_eq!(answered["choices"][0]["message"]["content"], json!(summary), "the same summary, whole");
+    let log: Vec<_> = server.requests().into_iter().map(|r| (r.kind, r.agent, r.reply)).collect();
+    assert_eq!(log, [(Some("compaction"), false, None), (Some("compaction"), false, None)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flush_writes_its_dated_note_then_answers_no_reply_and_agent_turns_are_unaffected() {
+    let replies = json!([{"tools": [{"name": "memory_search", "input": {"query": "{{user}}"}}]}, {"text": "Monthly."}]);
+    let server = start(json!({"replies": replies})).await;
+    let first = post(&server, "/v1/chat/completions", &agent(0, true)).await.text().await.expect("a stream");
+    assert_eq!(reassembled(&first).1[0]["function"]["name"], "memory_search");
+
+    let flushed = post(&server, "/v1/chat/completions", &flush_request(false)).await.text().await.expect("a stream");
+    let (text, calls, finish) = reassembled(&flushed);
+    assert_eq!((text.as_str(), &finish), ("", &json!("tool_calls")));
+    assert_eq!((&calls[0]["id"], &calls[0]["function"]["name"]), (&json!("call_loopback_flush_0"), &json!("write")));
+    let arguments: String = calls.iter().filter_map(|call| call["function"]["arguments"].as_str()).collect();
+    let arguments: Value = serde_json::from_str(&arguments).expect("the arguments are JSON");
+    assert_eq!(arguments["path"], "memory/2026-05-10.md");
+    assert!(
+        arguments["content"].as_str().is_some_and(|note| note.starts_with("- The deploy key rotates every month.\n"))
+    );
+
+    let written = post(&server, "/v1/chat/completions", &flush_request(true)).await.text().await.expect("a stream");
+    assert_eq!(reassembled(&written), ("NO_REPLY".to_string(), Vec::new(), json!("stop")));
+
+    let second = json_of(post(&server, "/v1/chat/completions", &agent(1, false)).await).await;
+    assert_eq!(second["choices"][0]["message"]["content"], "Monthly.", "the flush took no turn");
+    let mut side = agent(0, false);
+    side["tools"] = json!([]);
+    assert_eq!(
+        json_of(post(&server, "/v1/chat/completions", &side).await).await["choices"][0]["message"]["content"],
+        "[]"
+    );
+    post(&server, "/v1/models", &json!({})).await;
+    let log: Vec<_> = server.requests().into_iter().map(|r| (r.kind, r.agent, r.reply)).collect();
+    assert_eq!(
+        log,
+        [
+            (Some("agent"), true, Some(0)),
+            (Some("flush"), true, None),
+            (Some("flush"), true, None),
+            (Some("agent"), true, Some(1)),
+            (Some("side"), false, None),
+            (None, false, None),
+        ]
+    );
+}
+
+#[test]
+fn the_budgets_default_and_are_decoded_naming_the_field() {
+    let script: OpenAiScript = serde_json::from_value(json!({"replies": []})).expect("decodes");
+    assert_eq!((script.summary_chars, script.flush_chars), (SUMMARY_CHARS, FLUSH_CHARS));
+    let minimal = json!({"replies": []});
+    let wrong = decode::<OpenAiScript>(json!({"replies": [], "summary_chars": -1}), &minimal).expect_err("refused");
+    assert_eq!(wrong.field.as_deref(), Some("summary_chars"));
+    let unknown = decode::<OpenAiScript>(json!({"replies": [], "flush_char": 10}), &minimal).expect_err("refused");
+    assert!(unknown.to_string().contains("unknown field `flush_char`"), "{unknown}");
 }

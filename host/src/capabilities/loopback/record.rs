@@ -32,6 +32,9 @@ pub struct RequestRecord {
     pub stream: bool,
     /// Whether the body offered tools: a request of the agent rather than a side request.
     pub agent: bool,
+    /// What a chat play took the request for (`agent`, `side`, `compaction`, `flush`); `None` for
+    /// other paths and plays.
+    pub kind: Option<&'static str>,
     /// The scripted turn answered; `None` for side requests, other paths and faults but `delay`.
     pub reply: Option<u64>,
     /// The scripted fault applied to it.
@@ -59,6 +62,7 @@ pub struct Arrival<'a> {
     pub body: Value,
     pub stream: bool,
     pub agent: bool,
+    pub kind: Option<&'static str>,
     /// Whether scripted faults number this request.
     pub numbered: bool,
 }
@@ -105,6 +109,7 @@ impl RequestLog {
             query: arrival.query.to_string(),
             stream: arrival.stream,
             agent: arrival.agent,
+            kind: arrival.kind,
             reply: None,
             fault: None,
             status: None,

@@ -34,8 +34,13 @@ pub struct ToolCall {
 const DONE: &str = "Done.";
 
 impl Reply {
+    /// A reply of `text` alone.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { text: Some(text.into()), tools: Vec::new() }
+    }
+
     fn done() -> Self {
-        Self { text: Some(DONE.to_string()), tools: Vec::new() }
+        Self::text(DONE)
     }
 
     /// Whether it ends the agent's turn (no tool calls to run).
@@ -140,11 +145,21 @@ pub fn user_words(body: &Value) -> String {
     else {
         return String::new();
     };
-    let text = match &message["content"] {
+    without_tagged_blocks(&message_text(&message["content"]))
+}
+
+/// A chat message's text: its `content` string, or its text parts joined by new lines.
+pub fn message_text(content: &Value) -> String {
+    match content {
         Value::String(text) => text.clone(),
         Value::Array(parts) => parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n"),
         _ => String::new(),
-    };
+    }
+}
+
+/// `text` without the blocks tagged `<tag>…</tag>` from a line's start (a plugin's recalled
+/// memories, a client's metadata), trimmed.
+pub fn without_tagged_blocks(text: &str) -> String {
     let mut out = String::new();
     let mut closing: Option<String> = None;
     for line in text.lines() {

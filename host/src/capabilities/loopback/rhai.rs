@@ -103,8 +103,25 @@ answers one vector per `input` (a string or a list), `[bytes, first byte, 1]` of
 listed last input first (clients order them by `index`); faults never number it. Errors are
 OpenAI's `#{ error: #{ message, type, param, code } }`; other paths are a 404. Ids, token
 counts and vectors depend only on the request. The server stops when the run ends.
+OpenClaw's two compaction requests are answered apart from the script, taking no turn, as an
+extractive offline model would; a user message's facts are its sentences (cut as
+`loopback::cortex` captures them) but questions, without OpenClaw's `[Sun 2026-05-10 12:34 UTC]`
+stamp and `<tag>…</tag>` blocks. Pi's summarisation request (no tools; a system prompt starting
+`You are a context summarization assistant.` or a user message starting `<conversation>`) gets
+a summary with the headings OpenClaw's quality guard requires, so it is not asked again:
+`## Decisions` (the facts of the conversation's `[User]:` messages, a previous summary's
+decisions first, in order, each once, as many `- <fact>` lines as fit in `summary_chars`
+(1200) characters), `## Open TODOs` and `## Constraints/Rules` (`None.`), `## Pending user asks`
+(the latest user message, at most 600 characters) and `## Exact identifiers` (the hex ids, URLs,
+paths, `host:port`s and long numbers of its last 10 messages). The pre-compaction memory flush (a
+request offering `write` whose system prompt holds `Pre-compaction memory flush`, or whose last
+user message starts so) gets one `write` call `#{ path, content }`: `path` the file the prompt
+names (`memory/<YYYY-MM-DD>.md`, dated as OpenClaw stamped it), `content` the facts of the
+session's user messages, each once, as many `- <fact>` lines as fit in `flush_chars` (2000)
+characters; once a tool result follows the last user message, or with nothing to store, it
+answers `NO_REPLY`.
 Methods: `url()`, `requests()`, `requests(after)`, `request_count()`, `set_mode(mode)`, `stop()`.
-Example: `let model = loopback::openai(#{ models: [\"canned\"], replies: [#{ tools: [#{ name: \"memory_search\", input: #{ query: \"deploy\" } }] }, #{ text: \"Done.\" }] });`",
+Example: `let model = loopback::openai(#{ models: [\"canned\"], replies: [#{ tools: [#{ name: \"memory_search\", input: #{ query: \"deploy\" } }] }, #{ text: \"Done.\" }], summary_chars: 600, flush_chars: 1000 });`",
     )
     .with_volatility(true)
     .set_into_module(&mut module, move |context: NativeCallContext, script: Map| -> Result<LoopbackServer> {
@@ -200,16 +217,19 @@ Example: `proc::run(#{ argv: [\"claude\", \"-p\", task], env: #{ ANTHROPIC_BASE_
         &["server: &mut LoopbackServer", "Array"],
         "
 Every request so far, in arrival order: `#{ seq, at_ms, method, path, query, stream, agent,
-reply, fault, status, mode, duration_ms, headers, key_present, body }`. `seq` counts from 1;
-`at_ms` is since the server started; `agent` is true when the request offered tools; `reply`
-is the turn answered, the number of assistant messages the request held (`()` for side
-requests, other paths and faults but `delay`); `fault` is the fault's kind or `()`; `status` is
+kind, reply, fault, status, mode, duration_ms, headers, key_present, body }`. `seq` counts from
+1; `at_ms` is since the server started; `agent` is true when the request offered tools; `kind`
+is what a chat play took a request to its main endpoint for: `agent` (the script's turn),
+`side`, and for `loopback::openai` `compaction` (Pi's summary) or `flush` (the pre-compaction
+memory flush), `()` for other paths and plays; `reply` is the turn answered, the number of
+assistant messages the request held (`()` for side, compaction and flush requests, other paths
+and faults but `delay`); `fault` is the fault's kind or `()`; `status` is
 `()` when nothing was answered (a stall, a hang, a reset, a wait the stop cut short); `mode` is
 the kind of the mode applied (`ok` when none covered the path); `duration_ms` runs from arrival
 until the answer was ready or the connection was reset (`()` when neither happened); `headers`
 holds only `anthropic-version`, `anthropic-beta` and `user-agent` (never a key: `key_present`
 says whether one was sent); `body` is the request's JSON, or its text when it is not JSON.
-Example: `let turns = model.requests().filter(|r| r.agent).len();`",
+Example: `let turns = model.requests().filter(|r| r.kind == \"agent\").len();`",
     )
     .in_global_namespace()
     .with_volatility(true)

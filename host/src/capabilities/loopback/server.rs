@@ -85,6 +85,11 @@ pub trait Play: Send + Sync + 'static {
     /// The answer of a `status` fault (and of a request too large to read): the API's error,
     /// naming `code` when the fault gives one.
     fn error(&self, status: StatusCode, message: &str, code: Option<&str>) -> Answer;
+    /// What the request is, for the log's `kind`, as the play tells its requests apart (a chat
+    /// play: `agent` or `side`, and OpenAI's `compaction` and `flush`): none unless a play says.
+    fn kind(&self, _request: &Incoming) -> Option<&'static str> {
+        None
+    }
     /// A fault the play picks for `request` by what it asks, consulted for the requests that
     /// neither the mode nor a numbered fault took: none unless a play says otherwise.
     fn fault(&self, _request: &Incoming) -> Option<Fault> {
@@ -228,6 +233,7 @@ async fn handle(
         body: incoming.json.clone().unwrap_or_else(|| Value::String(String::from_utf8_lossy(&body).into_owned())),
         stream: incoming.stream(),
         agent: incoming.agent(),
+        kind: shared.play.kind(&incoming),
         numbered: shared.play.numbered(&incoming.method, &incoming.path),
     });
     incoming.seq = numbers.seq;
