@@ -521,6 +521,57 @@ fn a_plugin_without_file_sync_is_reported_as_not_supporting_it() {
 }
 
 #[test]
+fn the_compaction_phase_makes_openclaw_compact_and_reports_its_flushes_and_what_each_state_kept() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let run = offline_run("scripts/cortex_v2.rhai", dir.path(), &["--quick", "--phases", "compaction"]);
+    // OpenClaw's own session store says it compacted the session in both states, and its
+    // transcript holds an entry per compaction.
+    for state in ["off", "fast"] {
+        let store = run.join(format!("gateways/compaction-{state}/home/.openclaw/agents/main/sessions/sessions.json"));
+        let store: Value =
+            serde_json::from_str(&std::fs::read_to_string(&store).expect("sessions.json")).expect("JSON");
+        let entry = &store[format!("agent:main:v2:compaction:{state}")];
+        assert!(entry["compactionCount"].as_i64().unwrap_or(0) >= 1, "{state}: OpenClaw compacted: {entry}");
+        let transcript =
+            std::fs::read_to_string(entry["sessionFile"].as_str().expect("a transcript")).expect("the transcript");
+        assert!(transcript.lines().any(|line| line.contains(r#""type":"compaction""#)), "{state}: a compaction entry");
+    }
+    let turns = table(&run, "compaction_turns");
+    let events = table(&run, "compaction_events");
+    let per_state = rows(&format!(
+        "SELECT t.state, bool_and(t.ok), max(t.compaction_count) >= 1, max(t.transcript_compactions) >= 1, \
+         (SELECT count(*) FROM '{events}' e WHERE e.state = t.state) = max(t.compaction_count) \
+         FROM '{turns}' t GROUP BY t.state ORDER BY t.state"
+    ));
+    assert_eq!(
+        per_state,
+        json!([["fast", true, true, true, true], ["off", true, true, true, true]]),
+        "every turn answered, and an event per compaction OpenClaw counted"
+    );
+    let classes = rows(&format!(
+        "SELECT count(*) FROM '{events}' WHERE flush NOT IN ('flushed before', 'compacted in the flush', 'skipped')"
+    ));
+    assert_eq!(classes, json!([[0]]), "each compaction is flushed or skipped");
+    // The questions, asked in each state after the compaction: the plugin's capture is what
+    // Cortex kept, and only the state with the plugin has it.
+    let answers = rows(&format!(
+        "SELECT state, count(*), bool_and(ok), bool_and(stated_before_compaction), bool_or(kept_by_cortex), min(score) >= 0 \
+         FROM '{}' GROUP BY state ORDER BY state",
+        table(&run, "compaction_answers")
+    ));
+    assert_eq!(answers, json!([["fast", 2, true, true, true, true], ["off", 2, true, true, false, true]]));
+    let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
+    for part in ["## Compaction", "### Compactions", "### Questions after compaction", "Flushed before (skipped)"] {
+        assert!(report.contains(part), "{part} in {report}");
+    }
+    let summary = rows(&format!(
+        "SELECT count(DISTINCT item) FROM '{}' WHERE section = 'compaction' AND metric IN ('flushes', 'skipped', 'compactions')",
+        table(&run, "summary")
+    ));
+    assert_eq!(summary, json!([[2]]), "the flush counts are in the summary for both states");
+}
+
+#[test]
 fn a_killed_run_resumed_keeps_the_scenarios_it_finished_and_gives_the_tables_of_one_run() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let _gateways = OrphanGateways(dir.path().join("killed"));
