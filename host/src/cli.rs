@@ -146,6 +146,10 @@ session's next event; `record` joins the event's line in the log. The hook alway
 prints nothing when anything fails (a hook must fail open); every event is a line of
 <cwd>/.claude/host-hook/events.jsonl (or $HOST_HOOK_DIR/events.jsonl).")]
     Hook(HookArgs),
+
+    /// Internal: ends the process groups of the `host` that started it once that `host` is gone
+    #[command(name = crate::capabilities::proc::reaper::SUBCOMMAND, hide = true)]
+    Reap,
 }
 
 #[derive(Debug, Args)]

@@ -20,6 +20,10 @@ fn main() -> ExitCode {
         Command::Api(args) => commands::api::api(args),
         Command::Guest(command) => commands::guest::guest(command, cli.verbose),
         Command::Hook(args) => commands::hook::hook(args, cli.verbose),
+        Command::Reap => {
+            host::capabilities::proc::reaper::run();
+            Ok(Outcome::Success)
+        }
     };
     let outcome = result.unwrap_or_else(|error| {
         eprintln!("error: {error:#}");

@@ -1,6 +1,7 @@
 //! A run that is killed, terminated or interrupted twice leaves a true record: the rows written
 //! before are readable with DuckDB as any run's are, the run lists as `killed` (or says
-//! `interrupted`), and `host report` reads the rows it left.
+//! `interrupted`), `host report` reads the rows it left, and the programs it started do not
+//! outlive it.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -21,6 +22,15 @@ if run::reporting() {
         time::sleep(0.05);
     }
 }
+"#;
+
+/// Starts a shell that leaves a `sleep` in its process group, writes both pids to `pids.txt`
+/// and waits as a script waits on a server.
+const SERVER: &str = r#"
+proc::allow(["sh"]);
+let server = proc::start(#{ argv: ["sh", "-c", "sleep 300 & echo \"pids $$ $!\"; wait"], ready: #{ line: "pids " } });
+results::write_text("pids.txt", server.stdout_lines()[0]);
+time::sleep(300);
 "#;
 
 fn project() -> TempProject {
@@ -61,6 +71,24 @@ fn ticks(run: &Path) -> Vec<i64> {
     let result = duckdb(&sql);
     let rows = result["rows"].as_array().expect("rows");
     rows.iter().map(|row| row[0].as_i64().expect("an int")).collect()
+}
+
+/// The pids in `file` once it is written, at most a minute from now.
+fn wait_for_pids(file: &Path) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !file.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let text = std::fs::read_to_string(file).expect("the script wrote the pids within a minute");
+    text.split_whitespace().filter_map(|word| word.parse().ok()).collect()
+}
+
+/// Whether `pid` is a live process (a zombie waiting for its parent counts as gone).
+fn alive(pid: &u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])))
+        .is_some_and(|zombie| !zombie)
 }
 
 fn manifest(run: &Path) -> Value {
@@ -129,4 +157,32 @@ fn two_interrupts_leave_an_interrupted_run_with_its_rows() {
     let written = ticks(&run);
     assert!(!written.is_empty());
     assert_eq!(written, (0..written.len() as i64).collect::<Vec<_>>());
+}
+
+#[test]
+fn programs_started_by_a_killed_run_do_not_outlive_it() {
+    let project = TempProject::new();
+    project.write("scripts/server.rhai", SERVER);
+    let args = ["run", "scripts/server.rhai", "--out", "runs/server/r1"];
+    let mut child = host_command(project.path(), &args, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start host");
+    let pids = wait_for_pids(&project.path().join("runs/server/r1/pids.txt"));
+    assert_eq!(pids.len(), 2, "the shell and its `sleep`");
+    assert!(pids.iter().all(alive), "the programs run while the host does");
+
+    child.kill().expect("SIGKILL the run");
+    child.wait().expect("reap the run");
+    // The reaper sends SIGTERM at once; the bound is for a loaded machine.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while pids.iter().any(alive) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let survivors: Vec<u32> = pids.into_iter().filter(alive).collect();
+    for pid in &survivors {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    assert!(survivors.is_empty(), "programs outlived the killed host: {survivors:?}");
 }

@@ -138,6 +138,7 @@ fn execute(
         interrupt: interrupt.clone(),
         keep_workspaces: args.keep_workspaces,
         local_embedder,
+        reaper: true,
     };
     let sources = Arc::new(Sources::default());
     sources.insert(&shown, &text);

@@ -15,7 +15,7 @@ use crate::capabilities::llm::{self, CacheMode, LlmConfig, LlmSettings, Pricing,
 use crate::capabilities::log::{ConsoleLog, Log};
 use crate::capabilities::loopback::LocalLoopback;
 use crate::capabilities::packages::{CachedPackages, GitCache, NpmCache, PipCache, RecordedPackages};
-use crate::capabilities::proc::{Groups, LocalProcesses, MeteredProcesses, Proc, ProcPolicy, ScenarioProc};
+use crate::capabilities::proc::{Groups, LocalProcesses, MeteredProcesses, Proc, ProcPolicy, Reaper, ScenarioProc};
 use crate::capabilities::progress::ConsoleProgress;
 use crate::capabilities::results::RunResults;
 use crate::capabilities::run::RunInfo;
@@ -44,6 +44,9 @@ pub struct Ingredients<'a> {
     pub keep_workspaces: bool,
     /// A local embedding model already loaded (the warm hook server's), instead of a new one.
     pub local_embedder: Option<Arc<LocalEmbedder>>,
+    /// Start a [`Reaper`] (this executable, as `host __reap`) with the first program, so that
+    /// programs do not outlive a killed host: only where this executable is `host`, never in tests.
+    pub reaper: bool,
 }
 
 /// The capabilities of a run, on the real console, file system and network.
@@ -75,7 +78,8 @@ pub fn capabilities(parts: &Ingredients<'_>, results: Arc<RunResults>, run: RunI
     };
     let guests = Registry::new(&parts.project_root, imports, parts.runtime.clone(), run.scenario.as_ref(), notify)
         .map_err(|problem| anyhow::anyhow!("invalid scenario: {problem}"))?;
-    let process_groups = Arc::new(Groups::new());
+    let process_groups =
+        Arc::new(if parts.reaper { Groups::with_reaper(Reaper::new(log.clone())) } else { Groups::new() });
     let local = Arc::new(LocalProcesses::new(process_groups.clone(), parts.interrupt.clone()));
     let scenario_proc = ScenarioProc::from_scenario(run.scenario.as_ref())
         .map_err(|problem| anyhow::anyhow!("invalid scenario: {problem}"))?;
@@ -197,6 +201,7 @@ pub fn scratch_capabilities(root: &Path, verbose: bool) -> anyhow::Result<Scratc
         interrupt: Default::default(),
         keep_workspaces: false,
         local_embedder: None,
+        reaper: false,
     };
     let results = Arc::new(RunResults::new(dir.path(), "scratch")?);
     let info = RunInfo {

@@ -1,7 +1,8 @@
 //! Process groups: every program the host starts leads a group of its own, so that ending it
 //! also ends what it started (a shell's children, npm's node, a server's workers). This module
 //! keeps the groups still alive and ends them, politely and then by force, on a timeout, on
-//! Ctrl-C and when the run ends, however it ends. It does not start processes.
+//! Ctrl-C and when the run ends, however it ends; with a [`Reaper`], even when the host is
+//! killed. It does not start processes.
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
@@ -10,6 +11,8 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use super::reaper::{Change, Reaper};
+
 /// How often a group is looked at while it is given time to go.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -17,22 +20,41 @@ const POLL: Duration = Duration::from_millis(20);
 #[derive(Debug, Default)]
 pub struct Groups {
     live: Mutex<BTreeSet<u32>>,
+    /// Told of every change, to end the groups if the host is killed first.
+    reaper: Option<Reaper>,
 }
 
 impl Groups {
+    /// Groups that live no longer than the host, unless it is killed (SIGKILL).
     pub fn new() -> Self {
         Groups::default()
     }
 
+    /// Groups that a [`Reaper`] ends even when the host is killed.
+    pub fn with_reaper(reaper: Reaper) -> Self {
+        Groups { live: Mutex::default(), reaper: Some(reaper) }
+    }
+
     pub fn add(&self, group: u32) {
-        if let Ok(mut live) = self.live.lock() {
-            live.insert(group);
+        if let Ok(mut live) = self.live.lock()
+            && live.insert(group)
+        {
+            self.tell(Change::Added(group));
         }
     }
 
     pub fn remove(&self, group: u32) {
-        if let Ok(mut live) = self.live.lock() {
-            live.remove(&group);
+        if let Ok(mut live) = self.live.lock()
+            && live.remove(&group)
+        {
+            self.tell(Change::Removed(group));
+        }
+    }
+
+    /// Called with `live` locked, so that the reaper hears of a group's changes in their order.
+    fn tell(&self, change: Change) {
+        if let Some(reaper) = &self.reaper {
+            reaper.tell(change);
         }
     }
 

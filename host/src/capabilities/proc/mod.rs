@@ -14,6 +14,7 @@ mod groups;
 mod local;
 mod metered;
 mod policy;
+pub mod reaper;
 pub mod rhai;
 mod spawned;
 
@@ -27,6 +28,7 @@ pub use groups::Groups;
 pub use local::LocalProcesses;
 pub use metered::{CALLS_TABLE, MeteredProcesses, ProgramRecord};
 pub use policy::{ProcPolicy, ScenarioProc};
+pub use reaper::Reaper;
 pub use spawned::Spawned;
 
 /// Seconds a `proc::run` may take when the script does not say.
