@@ -634,6 +634,8 @@ fn a_killed_run_resumed_keeps_the_scenarios_it_finished_and_gives_the_tables_of_
         apart: &["samples", "gateways", "proc_calls", "http_calls"],
     }
     .run();
+    // The killed host's reaper ended the gateway it was running.
+    assert_eq!(gateways_under(&dir.path().join("killed")), Vec::<i32>::new(), "no gateway outlived the killed run");
     let resumed = &killed.manifest["settings"]["resumed"];
     assert_eq!(resumed["kept"], json!(["latency_baseline", "latency_recall-off"]));
     assert_eq!(resumed["redone"], json!(["latency_fast", "latency_full"]));
@@ -653,19 +655,28 @@ fn a_killed_run_resumed_keeps_the_scenarios_it_finished_and_gives_the_tables_of_
     assert_eq!(measurements(&killed.resumed), measurements(&whole));
 }
 
-/// Ends, by id, the gateways a killed run left behind (a SIGKILLed host cannot end them): every
-/// process whose `HOME` is under the run directory.
+/// The processes whose `HOME` is under `dir`: the gateways of the runs there.
+fn gateways_under(dir: &Path) -> Vec<i32> {
+    let home = format!("HOME={}/", dir.display());
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ.split(|byte| *byte == 0).any(|var| var.starts_with(home.as_bytes())) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Ends, by id, the gateways a killed run left behind, should its reaper not have (a test that
+/// fails must not leave servers running).
 struct OrphanGateways(PathBuf);
 
 impl Drop for OrphanGateways {
     fn drop(&mut self) {
-        let home = format!("HOME={}/", self.0.display());
-        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
-            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
-            if environ.split(|byte| *byte == 0).any(|var| var.starts_with(home.as_bytes())) {
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
-            }
+        for pid in gateways_under(&self.0) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
         }
     }
 }
