@@ -580,7 +580,7 @@ fn the_compaction_phase_makes_openclaw_compact_and_reports_its_flushes_and_what_
 }
 
 #[test]
-#[ignore = "about 7 minutes of OpenClaw turns on 2 cores, beside the offline compaction test that CI runs: cargo test --test e2e -- --ignored compaction"]
+#[ignore = "about 6 minutes of OpenClaw turns on 2 cores, beside the offline compaction test that CI runs: cargo test --test e2e -- --ignored compaction"]
 fn the_compaction_phase_with_a_real_model_has_it_summarise_flush_and_answer_and_an_llm_judge_score() {
     // The remote model searches memory with each message, then replies; being a loopback
     // server, it also answers OpenClaw's summary and flush requests as the offline model does.
