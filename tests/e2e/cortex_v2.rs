@@ -481,6 +481,7 @@ fn the_capture_phase_finds_each_stated_fact_in_cortex_and_recalls_it_later() {
     );
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
     assert!(report.contains("## Capture") && report.contains("4 of 4 retrievable by a later recall"), "{report}");
+    crate::report_html::assert_every_chart_draws(&run.join("report.html"), &["Stated facts in Cortex"]);
 }
 
 #[test]
@@ -502,6 +503,7 @@ fn the_file_sync_phase_times_each_edit_to_the_memory_files_until_cortex_holds_it
     );
     let report = std::fs::read_to_string(run.join("report.md")).expect("report.md");
     assert!(report.contains("## File sync") && report.contains("3 of 3 edits reached Cortex"), "{report}");
+    crate::report_html::assert_every_chart_draws(&run.join("report.html"), &["Edit to Cortex"]);
 }
 
 #[test]
@@ -577,6 +579,10 @@ fn the_compaction_phase_makes_openclaw_compact_and_reports_its_flushes_and_what_
         table(&run, "summary")
     ));
     assert_eq!(summary, json!([[2]]), "the flush counts are in the summary for both states");
+    crate::report_html::assert_every_chart_draws(
+        &run.join("report.html"),
+        &["Facts asked after compaction", "Compacted turns no flush saw"],
+    );
 }
 
 #[test]
